@@ -1,0 +1,1 @@
+# pipelines: one fragment per framework; see pipelines/*.mk

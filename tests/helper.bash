@@ -1,0 +1,17 @@
+# Shared by every suite: a hermetic environment and the project's binaries
+# first on PATH. Load with `load helper`.
+
+ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+FIXTURES="$ROOT/tests/fixtures"
+
+common_setup() {
+	export LC_ALL=C TZ=UTC
+	export HOME="$BATS_TEST_TMPDIR/home"
+	mkdir -p "$HOME"
+	export PATH="$ROOT/bin:/usr/local/bin:/usr/bin:/bin"
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+}
+
+setup() {
+	common_setup
+}
