@@ -38,6 +38,7 @@ $(BIN) $(OBJ):
 
 include filters/filters.mk
 include bench/bench.mk
+include bench/cuda.mk
 include pipelines/pipelines.mk
 include tests/tests.mk
 
