@@ -1,0 +1,140 @@
+/*
+ * median — reduce the runs of each configuration to one line.
+ *
+ * Reads window records (framework, key, run, samples_per_s) and writes, per
+ * (framework, key) in the order first met: framework, key, median, mean, min,
+ * max, n. Median: sorted, even count (a + b) / 2 in double; mean: sequential
+ * sum in input order / n; all four rounded with R2n and printed %.2f (spec
+ * §3.2-3.4). A run met twice is an error; with -c dlperf the later value
+ * replaces the earlier one in its place, as DLPerf's dictionary did.
+ */
+#include "lib.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct run {
+	long id;
+	double speed;
+};
+
+struct config {
+	char *framework, *key;
+	struct run *runs;
+	size_t n, cap;
+};
+
+static struct config *configs;
+static size_t nconfigs, capconfigs;
+static int dlperf;
+
+static struct config *config_get(const char *framework, const char *key)
+{
+	for (size_t i = 0; i < nconfigs; i++)
+		if (strcmp(configs[i].framework, framework) == 0 && strcmp(configs[i].key, key) == 0)
+			return &configs[i];
+	if (nconfigs == capconfigs) {
+		capconfigs = capconfigs ? 2 * capconfigs : 16;
+		configs = realloc(configs, capconfigs * sizeof *configs);
+		if (!configs)
+			die("out of memory");
+	}
+	struct config *c = &configs[nconfigs++];
+	memset(c, 0, sizeof *c);
+	c->framework = strdup(framework);
+	c->key = strdup(key);
+	if (!c->framework || !c->key)
+		die("out of memory");
+	return c;
+}
+
+static void add(struct input *in)
+{
+	struct key k;
+	long id;
+
+	record_expect(in, 4);
+	if (in->f[0][0] == '\0')
+		record_die(in, "empty framework");
+	if (key_parse(in->f[1], &k) != 0)
+		record_die(in, "key '%s' is not <N>n<G>g_b<B>_<prec>", in->f[1]);
+	if (parse_long(in->f[2], 0, 1000000000, &id) != 0)
+		record_die(in, "run '%s' is not a non-negative integer", in->f[2]);
+	double v = record_num(in, 3, "samples_per_s", 1);
+
+	struct config *c = config_get(in->f[0], in->f[1]);
+	for (size_t i = 0; i < c->n; i++) {
+		if (c->runs[i].id != id)
+			continue;
+		if (!dlperf)
+			record_die(in, "duplicate run %ld of %s %s", id, c->framework, c->key);
+		c->runs[i].speed = v;
+		return;
+	}
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 8;
+		c->runs = realloc(c->runs, c->cap * sizeof *c->runs);
+		if (!c->runs)
+			die("out of memory");
+	}
+	c->runs[c->n++] = (struct run){id, v};
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void report(const struct config *c)
+{
+	double *v = malloc(c->n * sizeof *v), sum = 0, median;
+
+	if (!v)
+		die("out of memory");
+	for (size_t i = 0; i < c->n; i++) {
+		v[i] = c->runs[i].speed;
+		sum += v[i];
+	}
+	qsort(v, c->n, sizeof *v, cmp_double);
+	if (c->n % 2)
+		median = v[c->n / 2];
+	else
+		median = (v[c->n / 2 - 1] + v[c->n / 2]) / 2;
+	printf("%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%zu\n", c->framework, c->key, r2n(median),
+	       r2n(sum / (double)c->n), r2n(v[0]), r2n(v[c->n - 1]), c->n);
+	free(v);
+}
+
+int main(int argc, char *argv[])
+{
+	struct input in;
+	int ch;
+
+	progname = "median";
+	usage_text = "median [-c dlperf] [file ...]";
+	opterr = 0;
+	while ((ch = getopt(argc, argv, "c:")) != -1) {
+		switch (ch) {
+		case 'c':
+			if (strcmp(optarg, "dlperf") != 0)
+				die_usage("-c: '%s' is not dlperf", optarg);
+			dlperf = 1;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	FOREACH_INPUT(in, argc, argv)
+		while (input_record(&in))
+			add(&in);
+	for (size_t i = 0; i < nconfigs; i++)
+		report(&configs[i]);
+	finish_output();
+	return 0;
+}

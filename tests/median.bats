@@ -1,0 +1,158 @@
+#!/usr/bin/env bats
+# median: window records -> per-configuration median, mean, min, max, n.
+# Fixtures: tests/fixtures/median/<case>.tsv hold the per-run values of spec
+# §5.7 in DLPerf's reading order; <case>.expected the published
+# median_speed and average_speed (printed %.2f) with min, max and n.
+
+bats_require_minimum_version 1.5.0
+load helper
+
+F="$FIXTURES/median"
+
+check_case() {
+	run -0 --separate-stderr median "$F/$1.tsv"
+	[ "$output" = "$(cat "$F/$1.expected")" ]
+	[ -z "$stderr" ]
+}
+
+@test "PyTorch examples (DALI, 4n8g has 10 runs) gives the published medians and means" {
+	check_case pytorch
+}
+
+@test "NGC PyTorch AMP gives the published medians and means" {
+	check_case ngc-pytorch
+}
+
+@test "NGC TensorFlow 1.15 (6 runs, R2n ties 5099.42 and 9514.64) gives the published values" {
+	check_case ngc-tensorflow
+}
+
+@test "TensorFlow 2.3 gives the published medians and means" {
+	check_case tensorflow
+}
+
+@test "PaddlePaddle 1.8.3 (R2n tie 1358.64) gives the published medians and means" {
+	check_case paddle
+}
+
+@test "NGC MXNet (7 runs) gives the published medians and means" {
+	check_case ngc-mxnet
+}
+
+@test "MXNet gluon-cv gives the published medians and means" {
+	check_case mxnet
+}
+
+@test "MindSpore gives the published medians and means" {
+	check_case mindspore
+}
+
+@test "OneFlow InsightFace gives the published medians and means" {
+	check_case insightface
+}
+
+@test "PaddlePaddle PLSC gives the published medians and means" {
+	check_case plsc
+}
+
+@test "an even median rounds half to even on x*100 (R2n), not on the exact binary" {
+	run -0 median <<'IN'
+ngc-tensorflow	2n8g_b128_fp32	1	5097.79
+ngc-tensorflow	2n8g_b128_fp32	2	5101.06
+paddle	1n4g_b128_fp32	1	1357.79
+paddle	1n4g_b128_fp32	2	1359.48
+IN
+	[ "$output" = "$(printf 'ngc-tensorflow\t2n8g_b128_fp32\t5099.42\t5099.42\t5097.79\t5101.06\t2\npaddle\t1n4g_b128_fp32\t1358.64\t1358.64\t1357.79\t1359.48\t2')" ]
+}
+
+@test "configurations come out in the order first met, runs of one may interleave" {
+	run -0 median <<'IN'
+b	1n8g_b128_fp32	1	3.00
+a	1n1g_b128_fp32	1	1.00
+b	1n8g_b128_fp32	2	5.00
+IN
+	[ "$output" = "$(printf 'b\t1n8g_b128_fp32\t4.00\t4.00\t3.00\t5.00\t2\na\t1n1g_b128_fp32\t1.00\t1.00\t1.00\t1.00\t1')" ]
+}
+
+@test "the same key of two frameworks is two configurations" {
+	run -0 median <<'IN'
+a	1n1g_b128_fp32	1	1.00
+b	1n1g_b128_fp32	1	2.00
+IN
+	[ "$output" = "$(printf 'a\t1n1g_b128_fp32\t1.00\t1.00\t1.00\t1.00\t1\nb\t1n1g_b128_fp32\t2.00\t2.00\t2.00\t2.00\t1')" ]
+}
+
+@test "files are read in order, - is stdin" {
+	printf 'a\t1n1g_b128_fp32\t2\t3.00\n' > "$BATS_TEST_TMPDIR/x"
+	run -0 bash -c "printf 'a\t1n1g_b128_fp32\t1\t1.00\n' | median - '$BATS_TEST_TMPDIR/x'"
+	[ "$output" = "$(printf 'a\t1n1g_b128_fp32\t2.00\t2.00\t1.00\t3.00\t2')" ]
+}
+
+@test "empty input gives empty output" {
+	run -0 --separate-stderr median /dev/null
+	[ -z "$output" ]
+	[ -z "$stderr" ]
+}
+
+@test "a run met twice is an error naming file and line" {
+	printf 'pytorch\t1n1g_b128_fp32\t1\t1.00\npytorch\t1n1g_b128_fp32\t2\t2.00\npytorch\t1n1g_b128_fp32\t1\t3.00\n' > "$BATS_TEST_TMPDIR/r"
+	run -1 --separate-stderr median "$BATS_TEST_TMPDIR/r"
+	[ -z "$output" ]
+	[ "$stderr" = "median: $BATS_TEST_TMPDIR/r:3: duplicate run 1 of pytorch 1n1g_b128_fp32" ]
+}
+
+@test "a run met twice in two files is an error too" {
+	printf 'pytorch\t1n1g_b128_fp32\t1\t1.00\n' > "$BATS_TEST_TMPDIR/a"
+	run -1 --separate-stderr median "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/a"
+	[ "$stderr" = "median: $BATS_TEST_TMPDIR/a:1: duplicate run 1 of pytorch 1n1g_b128_fp32" ]
+}
+
+@test "-c dlperf lets a later run replace the earlier one in its place" {
+	run -0 median -c dlperf <<'IN'
+a	1n1g_b128_fp32	1	1.00
+a	1n1g_b128_fp32	2	2.00
+a	1n1g_b128_fp32	1	9.00
+IN
+	[ "$output" = "$(printf 'a\t1n1g_b128_fp32\t5.50\t5.50\t2.00\t9.00\t2')" ]
+}
+
+@test "a record with the wrong number of fields is an error" {
+	run -1 --separate-stderr median <<<$'a\t1n1g_b128_fp32\t1'
+	[ "$stderr" = "median: <stdin>:1: 3 fields, expected 4" ]
+}
+
+@test "a bad key is an error" {
+	run -1 --separate-stderr median <<<$'a\t1n1g_128_fp32\t1\t2.00'
+	[ "$stderr" = "median: <stdin>:1: key '1n1g_128_fp32' is not <N>n<G>g_b<B>_<prec>" ]
+}
+
+@test "a bad run number is an error" {
+	run -1 --separate-stderr median <<<$'a\t1n1g_b128_fp32\tx1\t2.00'
+	[ "$stderr" = "median: <stdin>:1: run 'x1' is not a non-negative integer" ]
+}
+
+@test "a zero speed is an error" {
+	run -1 --separate-stderr median <<<$'a\t1n1g_b128_fp32\t1\t0.00'
+	[ "$stderr" = "median: <stdin>:1: samples_per_s '0.00' is not positive" ]
+}
+
+@test "a NaN speed is an error" {
+	run -1 --separate-stderr median <<<$'a\t1n1g_b128_fp32\t1\tnan'
+	[ "$stderr" = "median: <stdin>:1: samples_per_s 'nan' is not a number" ]
+}
+
+@test "an unknown flag is a usage error" {
+	run -2 --separate-stderr median -x
+	[ -z "$output" ]
+	[ "$stderr" = "usage: median [-c dlperf] [file ...]" ]
+}
+
+@test "-c takes only dlperf" {
+	run -2 --separate-stderr median -c ours
+	[ "$stderr" = "median: -c: 'ours' is not dlperf" ]
+}
+
+@test "a missing file is an error" {
+	run -1 --separate-stderr median "$BATS_TEST_TMPDIR/none"
+	[ "$stderr" = "median: $BATS_TEST_TMPDIR/none: No such file or directory" ]
+}
