@@ -1,0 +1,177 @@
+#!/usr/bin/python3
+"""pytorch_synthetic.py — train torchvision's resnet50 on synthetic data, log like bench.
+
+Reads nothing; writes bench's log (doc/CONTRACT.md, DESIGN.md "bench's log") on
+stdout, rank 0 only:
+
+    # bench model=resnet50 backend=pytorch-cpu nodes=1 gpus_per_node=1 ...
+    iter=1 loss=6.9310 step_s=0.4821 samples_per_s=66.37 ts=1763781234.123456
+    # end iters=120 peak_mem_mb=4521
+
+One fixed random batch per rank and random labels, SGD with momentum and
+weight decay on convolution and fully-connected weights only (as bench does).
+--precision amp is bf16 autocast on the CPU. More than one process (Open MPI's
+OMPI_COMM_WORLD_* or torchrun's RANK/WORLD_SIZE) trains data parallel with
+DistributedDataParallel over gloo. Diagnostics go to stderr.
+
+Run it with /usr/bin/python3 (Debian's torch) and jemalloc preloaded:
+LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 — glibc malloc costs
+PyTorch ~40 % here.
+"""
+import argparse
+import os
+import resource
+import sys
+import time
+
+PROG = "pytorch_synthetic"
+
+
+def die(msg, code=1):
+    print(f"{PROG}: {msg}", file=sys.stderr)
+    sys.exit(code)
+
+
+def positive_int(lo, hi):
+    def parse(s):
+        try:
+            v = int(s, 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {s!r}")
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"{v} out of range [{lo}, {hi}]")
+        return v
+    return parse
+
+
+def nonneg_float(s):
+    try:
+        v = float(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {s!r}")
+    if not (v >= 0 and v < float("inf")):
+        raise argparse.ArgumentTypeError(f"{s} out of range [0, inf)")
+    return v
+
+
+def parse_args():
+    p = argparse.ArgumentParser(prog=PROG, description="ResNet50 synthetic training, bench log")
+    p.add_argument("--batch", type=positive_int(1, 4096), default=16, help="samples per process")
+    p.add_argument("--precision", choices=("fp32", "amp", "bf16"), default="fp32",
+                   help="amp and bf16: bf16 autocast")
+    p.add_argument("--image", type=positive_int(32, 1024), default=224, help="pixels per side")
+    p.add_argument("--classes", type=positive_int(2, 100000), default=1000)
+    p.add_argument("--iters", type=positive_int(1, 10**7), default=120)
+    p.add_argument("--threads", type=positive_int(1, 4096), default=None,
+                   help="intra-op threads (default: cores / local processes)")
+    p.add_argument("--channels-last", action="store_true", help="NHWC memory format")
+    p.add_argument("--seed", type=positive_int(0, 2**31 - 1), default=1)
+    p.add_argument("--lr", type=nonneg_float, default=0.01)
+    p.add_argument("--momentum", type=nonneg_float, default=0.9)
+    p.add_argument("--weight-decay", type=nonneg_float, default=1e-4)
+    return p.parse_args()  # exits 2 on a usage error
+
+
+def dist_env():
+    """rank, world size, local rank, local size from torchrun or Open MPI."""
+    e = os.environ
+    if "OMPI_COMM_WORLD_SIZE" in e:
+        rank = int(e["OMPI_COMM_WORLD_RANK"])
+        world = int(e["OMPI_COMM_WORLD_SIZE"])
+        lrank = int(e.get("OMPI_COMM_WORLD_LOCAL_RANK", "0"))
+        lsize = int(e.get("OMPI_COMM_WORLD_LOCAL_SIZE", "1"))
+    elif "WORLD_SIZE" in e:
+        rank = int(e.get("RANK", "0"))
+        world = int(e["WORLD_SIZE"])
+        lrank = int(e.get("LOCAL_RANK", "0"))
+        lsize = int(e.get("LOCAL_WORLD_SIZE", str(world)))
+    else:
+        return 0, 1, 0, 1
+    if world > 1 and "MASTER_ADDR" not in e:
+        if lsize != world:
+            die("several nodes: set MASTER_ADDR to rank 0's address "
+                "(mpirun -x MASTER_ADDR=host)")
+        e["MASTER_ADDR"] = "127.0.0.1"
+    e.setdefault("MASTER_PORT", "29500")
+    e["RANK"], e["WORLD_SIZE"] = str(rank), str(world)
+    e["LOCAL_RANK"] = str(lrank)
+    return rank, world, lrank, lsize
+
+
+def main():
+    args = parse_args()
+    try:
+        import torch
+        import torch.distributed as dist
+        import torch.nn.functional as F
+        import torchvision
+    except ImportError as ex:
+        die(f"cannot import torch/torchvision ({ex}); install python3-torch "
+            "python3-torchvision and run with /usr/bin/python3")
+
+    rank, world, lrank, lsize = dist_env()
+    threads = args.threads or max(1, (os.cpu_count() or 1) // lsize)
+    torch.set_num_threads(threads)
+    if world > 1:
+        dist.init_process_group("gloo", init_method="env://", rank=rank, world_size=world)
+
+    if args.precision != "fp32" and not torch.backends.mkldnn.is_available():
+        die("--precision amp needs PyTorch built with oneDNN (mkldnn)")
+
+    torch.manual_seed(args.seed + rank)
+    fmt = torch.channels_last if args.channels_last else torch.contiguous_format
+    model = torchvision.models.resnet50(num_classes=args.classes).to(memory_format=fmt)
+    model.train()
+    x = torch.randn(args.batch, 3, args.image, args.image).to(memory_format=fmt)
+    y = torch.randint(0, args.classes, (args.batch,))
+
+    # No weight decay on BN parameters and biases (bench and NVIDIA's recipe).
+    decay, no_decay = [], []
+    for name, prm in model.named_parameters():
+        (decay if prm.dim() > 1 else no_decay).append(prm)
+    opt = torch.optim.SGD([{"params": decay, "weight_decay": args.weight_decay},
+                           {"params": no_decay, "weight_decay": 0.0}],
+                          lr=args.lr, momentum=args.momentum)
+    if world > 1:
+        model = torch.nn.parallel.DistributedDataParallel(model)
+
+    if rank == 0:
+        print(f"# bench model=resnet50 backend=pytorch-cpu nodes={world // lsize} "
+              f"gpus_per_node={lsize} batch_per_device={args.batch} "
+              f"precision={args.precision} image={args.image} data=synthetic", flush=True)
+        print(f"{PROG}: torch {torch.__version__}, {threads} threads, "
+              f"{'channels_last' if args.channels_last else 'NCHW'}, {world} process(es)",
+              file=sys.stderr)
+
+    amp = args.precision in ("amp", "bf16")
+    t0 = time.time()
+    for it in range(1, args.iters + 1):
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=amp):
+            out = model(x)
+            loss = F.cross_entropy(out, y)
+        loss.backward()
+        opt.step()
+        lv = loss.item()
+        t1 = time.time()
+        if rank == 0:
+            dt = t1 - t0
+            print(f"iter={it} loss={lv:.4f} step_s={dt:.4f} "
+                  f"samples_per_s={args.batch * world / dt:.2f} ts={t1:.6f}", flush=True)
+        t0 = t1
+
+    # ru_maxrss is in KiB on Linux.
+    peak = torch.tensor([resource.getrusage(resource.RUSAGE_SELF).ru_maxrss], dtype=torch.int64)
+    if world > 1:
+        dist.all_reduce(peak, op=dist.ReduceOp.MAX)
+        dist.destroy_process_group()
+    if rank == 0:
+        print(f"# end iters={args.iters} peak_mem_mb={(int(peak.item()) + 1023) // 1024}")
+    try:
+        sys.stdout.flush()
+    except OSError as ex:
+        die(f"stdout: {ex.strerror}")
+
+
+if __name__ == "__main__":
+    main()
