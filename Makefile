@@ -1,12 +1,20 @@
 # dlbench — the pipeline: configurations → logs → results.
 #
-#   make                                  build, then a real small table on this machine
-#   make results/4n8g_b128_fp32.md        the ladder 1n1g … 4n8g; runs only missing logs
-#   make test                             every Bats suite
+#   make                               build, then a real small table on this machine
+#   make results/4n8g_b128_fp32.md     the ladder 1n1g … 4n8g; runs only missing logs
+#   make results/4n8g_b128_fp32.json   the same as DLPerf's result JSON
+#   make results/compare_b128_fp32.md  every framework with logs, side by side
+#   make test                          every Bats suite
 #
-# Each part of the tree brings its own make fragment, included below:
-# filters/filters.mk (the six filters), bench/bench.mk (the native workload),
-# pipelines/*.mk (one per framework), tests/tests.mk (suites, sanitizers).
+# Knobs: FRAMEWORK (pipelines/*.mk, default bench), RUNS (5), LOGDIR (logs;
+# a DLPerf log tree works), RESULTS (results), HOSTS (Open MPI host file),
+# TIMEOUT (seconds per run), COMPAT=dlperf (DLPerf's own methods), ALIAS
+# (precision alias for grep-iters, e.g. fp16=amp), PUBLISHED (a data/dlperf
+# TSV for a "published" column).
+#
+# Each part of the tree brings its own make fragment: filters/filters.mk (the
+# six filters), bench/bench.mk and bench/cuda.mk (the native workload),
+# pipelines/*.mk (one per framework), tests/tests.mk (suites).
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -24,7 +32,7 @@ LDFLAGS := $(EXTRA_LDFLAGS)
 BIN := bin
 OBJ := build
 
-.DEFAULT_GOAL := all
+.DEFAULT_GOAL := default
 
 # Objects depend on the flags they were built with (git's GIT-CFLAGS idea):
 # changing CFLAGS rebuilds, an unchanged make does nothing.
@@ -39,9 +47,150 @@ $(BIN) $(OBJ):
 include filters/filters.mk
 include bench/bench.mk
 include bench/cuda.mk
-include pipelines/pipelines.mk
+include $(sort $(wildcard pipelines/*.mk))
 include tests/tests.mk
 
-.PHONY: all clean FORCE
+# ---- dependencies ------------------------------------------------------
+#
+# The Debian packages the project needs. `make deps` installs the missing
+# ones when run as root, else prints the exact apt-get line and fails.
+
+DEBIAN_PACKAGES := build-essential openmpi-bin libopenmpi-dev libdnnl-dev bats \
+	gnuplot-nox python3-torch python3-torchvision libjemalloc2 iproute2 util-linux
+
+deps:
+	@missing=$$(for p in $(DEBIAN_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; \
+	done | tr '\n' ' '); \
+	if [ -z "$$missing" ]; then echo "deps: all Debian packages present"; exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+		echo "deps: installing $$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else \
+		echo "deps: missing packages; run:"; \
+		echo "  sudo apt-get install -y $$missing"; exit 1; \
+	fi
+
+# ---- the pipeline ------------------------------------------------------
+
+FRAMEWORK ?= bench
+RUNS ?= 5
+LOGDIR ?= logs
+RESULTS ?= results
+TIMEOUT ?= 3600
+HOSTS ?=
+COMPAT ?=
+ALIAS ?=
+PUBLISHED ?=
+
+COMPAT_FLAG := $(if $(COMPAT),-c $(COMPAT))
+GREP_FLAGS = $(COMPAT_FLAG) $(if $(ALIAS),-a $(ALIAS))
+TABLE_FLAGS = $(if $(PUBLISHED),-p $(PUBLISHED))
+FILTER_BINS := $(addprefix $(BIN)/,grep-iters window median speedup table)
+
+# 4n8g_b128_fp32 → 4 8 128 fp32 (no precision name contains "n" or "g_b").
+key_parts = $(subst _, ,$(subst g_b, ,$(subst n, ,$(1))))
+key_nodes = $(word 1,$(call key_parts,$(1)))
+key_gpus = $(word 2,$(call key_parts,$(1)))
+key_suffix = _b$(word 3,$(call key_parts,$(1)))_$(word 4,$(call key_parts,$(1)))
+
+# The ladder of a key: powers of two of devices per node up to G, then of
+# nodes up to N (DESIGN.md "Names").
+ladder_cases = $(shell n=$(1) g=$(2); k=1; while [ $$k -lt $$g ]; do echo 1n$${k}g; \
+	k=$$((k * 2)); done; echo 1n$${g}g; m=2; while [ $$m -lt $$n ]; do echo $${m}n$${g}g; \
+	m=$$((m * 2)); done; [ $$n -le 1 ] || echo $${n}n$${g}g)
+ladder = $(addsuffix $(call key_suffix,$(1)),$(call ladder_cases,$(call key_nodes,$(1)),$(call key_gpus,$(1))))
+
+# A DLPerf tree (LOGDIR/<N>n<G>g/<model>_b<B>_<prec>_<run>.log) is read as it
+# is and never run into; ours is LOGDIR/<framework>/<key>/<run>.log.
+DLPERF_TREE := $(if $(wildcard $(LOGDIR)/$(FRAMEWORK)),,$(wildcard $(LOGDIR)/1n1g))
+RUN_IDS := $(shell seq 1 $(RUNS))
+
+# logs_of KEY: the log files a result for KEY reads.
+ifeq ($(DLPERF_TREE),)
+logs_of = $(foreach r,$(RUN_IDS),$(LOGDIR)/$(FRAMEWORK)/$(1)/$(r).log)
+else
+# ALIAS=fp16=amp also reads the fp16 files of an amp ladder (spec §1.6).
+alias_suffixes = $(1) $(if $(ALIAS),$(subst _$(word 2,$(subst =, ,$(ALIAS))),_$(word 1,$(subst =, ,$(ALIAS))),$(1)))
+logs_of = $(sort $(foreach s,$(call alias_suffixes,$(call key_suffix,$(1))),\
+	$(wildcard $(LOGDIR)/$(firstword $(subst _, ,$(1)))/*$(s)_*.log)))
+endif
+
+# Runs on the same hosts never overlap, even under make -j: each run holds
+# a lock named after its host file (they would share devices and cores).
+RUN_LOCK = $(LOGDIR)/.lock-$(if $(HOSTS),$(notdir $(HOSTS)),localhost)
+
+# run_rule KEY: how one log of KEY comes to be. The log is written to a
+# temporary file and renamed, so a failed or interrupted run leaves none.
+define run_rule
+$(LOGDIR)/$(FRAMEWORK)/$(1)/%.log: | $$($(FRAMEWORK)_DEPS) $(BIN)/launch
+	@mkdir -p $$(@D) $(LOGDIR)
+	@echo "run: $(FRAMEWORK) $(1) #$$* …" >&2
+	@trap 'rm -f $$@.tmp' EXIT; start=$$$$(date +%s); \
+	flock $(RUN_LOCK) $(BIN)/launch -t $(TIMEOUT) $(if $(HOSTS),-H $(HOSTS)) $(1) -- \
+		$$($(FRAMEWORK)_CMD) > $$@.tmp || { rc=$$$$?; rm -f $$@.tmp; \
+		echo "make: $(FRAMEWORK) $(1) run $$* failed (exit $$$$rc); no log kept" >&2; exit $$$$rc; }; \
+	mv $$@.tmp $$@; \
+	echo "run: $(FRAMEWORK) $(1) #$$* done in $$$$(( $$$$(date +%s) - start )) s:" \
+		"$$$$($(BIN)/grep-iters -f $$($(FRAMEWORK)_FORMAT) $$@ | $(BIN)/window $$($(FRAMEWORK)_WINDOW) | cut -f4) samples/s" >&2
+endef
+
+# result_rule KEY: the table and JSON of KEY's ladder.
+define result_rule
+$(RESULTS)/$(1).md $(RESULTS)/$(1).json: $(call ladder_logs,$(1)) $(FILTER_BINS)
+	@mkdir -p $$(@D)
+	$(BIN)/grep-iters $(GREP_FLAGS) $$(filter %.log,$$^) | $(BIN)/window $(COMPAT_FLAG) $$($(FRAMEWORK)_WINDOW) \
+		| $(BIN)/median $(COMPAT_FLAG) | $(BIN)/speedup \
+		| $(BIN)/table $$(if $$(filter %.json,$$@),-s json,$(TABLE_FLAGS)) > $$@.tmp
+	@mv $$@.tmp $$@
+	@cat $$@$$(if $$(filter %.json,$$@),; echo)
+endef
+ladder_logs = $(foreach k,$(call ladder,$(1)),$(call logs_of,$(k)))
+
+# compare_rule b<B>_<prec>: every framework that has logs of that batch and
+# precision, side by side (nothing is run for it).
+define compare_rule
+$(RESULTS)/compare_$(1).md: $(sort $(wildcard $(LOGDIR)/*/*_$(1)/*.log)) $(FILTER_BINS)
+	@mkdir -p $$(@D)
+	$$(if $$(filter %.log,$$^),,$$(error no logs of *_$(1) under $(LOGDIR)))
+	$(BIN)/grep-iters $(GREP_FLAGS) $$(filter %.log,$$^) | $(BIN)/window $(COMPAT_FLAG) \
+		| $(BIN)/median $(COMPAT_FLAG) | $(BIN)/speedup | $(BIN)/table -s compare > $$@.tmp
+	@mv $$@.tmp $$@
+	@cat $$@
+endef
+
+# Rules are generated only for the results asked for, so make -n with a
+# thousand configurations' logs present stays fast.
+RESULT_GOALS := $(filter $(RESULTS)/%.md $(RESULTS)/%.json,$(MAKECMDGOALS))
+RESULT_KEYS := $(sort $(filter-out compare_%,$(basename $(notdir $(RESULT_GOALS)))))
+COMPARE_KEYS := $(sort $(filter compare_%,$(basename $(notdir $(RESULT_GOALS)))))
+$(foreach k,$(RESULT_KEYS),$(if $(shell echo '$(k)' | grep -Ex '[1-9][0-9]*n[1-9][0-9]*g_b[1-9][0-9]*_(fp32|tf32|amp|bf16|fp16)'),,\
+	$(error $(RESULTS)/$(k): not a configuration key <N>n<G>g_b<B>_<fp32|tf32|amp|bf16|fp16>)))
+$(foreach k,$(RESULT_KEYS),$(eval $(call result_rule,$(k))))
+$(foreach k,$(COMPARE_KEYS),$(eval $(call compare_rule,$(patsubst compare_%,%,$(k)))))
+ifeq ($(DLPERF_TREE),)
+$(foreach k,$(sort $(foreach k,$(RESULT_KEYS),$(call ladder,$(k)))),$(eval $(call run_rule,$(k))))
+endif
+
+
+# ---- the default job ---------------------------------------------------
+#
+# `make` on a machine without a GPU: dependencies, the build, then a real
+# table of bench on its CPU backend at a reduced image size, in a few minutes.
+
+DEMO_KEY := 1n2g_b16_fp32
+DEMO_GOAL := results/quick/$(DEMO_KEY).md
+
+default: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory LOGDIR=logs/quick RESULTS=results/quick RUNS=3 \
+		BENCH_ARGS='--image 64' $(DEMO_GOAL)
+
+.PHONY: default deps all clean FORCE
 clean:
 	rm -rf $(BIN) $(OBJ)
+
+# `make print-ladder KEY=4n8g_b128_fp32`: the keys a result of KEY reads.
+print-ladder:
+	@echo $(call ladder,$(KEY))
+.PHONY: print-ladder

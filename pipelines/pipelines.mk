@@ -1,1 +1,0 @@
-# pipelines: one fragment per framework; see pipelines/*.mk
