@@ -1,0 +1,158 @@
+#!/usr/bin/env bats
+# speedup: median records -> the same records with speedup appended.
+# Fixtures: tests/fixtures/speedup/<case>.tsv are the median records of the
+# spec §5.7 cases; <case>.expected adds the published speedups.
+
+bats_require_minimum_version 1.5.0
+load helper
+
+F="$FIXTURES/speedup"
+
+check_case() {
+	run -0 --separate-stderr speedup "$F/$1.tsv"
+	[ "$output" = "$(cat "$F/$1.expected")" ]
+	[ -z "$stderr" ]
+}
+
+@test "PyTorch examples (DALI) speedups are the published ones" {
+	check_case pytorch
+}
+
+@test "NGC PyTorch AMP speedups are the published ones" {
+	check_case ngc-pytorch
+}
+
+@test "NGC TensorFlow 1.15 speedups are the published ones" {
+	check_case ngc-tensorflow
+}
+
+@test "TensorFlow 2.3 speedups are the published ones" {
+	check_case tensorflow
+}
+
+@test "PaddlePaddle 1.8.3 speedups are the published ones" {
+	check_case paddle
+}
+
+@test "NGC MXNet speedups are the published ones" {
+	check_case ngc-mxnet
+}
+
+@test "MXNet gluon-cv speedups are the published ones" {
+	check_case mxnet
+}
+
+@test "MindSpore speedups are the published ones" {
+	check_case mindspore
+}
+
+@test "OneFlow InsightFace speedups are the published ones" {
+	check_case insightface
+}
+
+@test "PaddlePaddle PLSC speedups are the published ones" {
+	check_case plsc
+}
+
+@test "OneFlow 0821 report medians give its printed speedups (§5.8)" {
+	run -0 speedup <<'IN'
+oneflow	1n1g_b128_fp32	384.85	384.22	382.31	385.07	7
+oneflow	1n8g_b128_fp32	2969.45	2977.44	2961.61	3006.33	7
+oneflow	2n8g_b128_fp32	5906.55	5895.15	5826.49	5974.30	7
+oneflow	4n8g_b128_fp32	11711.18	11707.43	11613.26	11797.74	7
+IN
+	[ "${lines[0]##*$'\t'}" = 1.00 ]
+	[ "${lines[1]##*$'\t'}" = 7.72 ]
+	[ "${lines[2]##*$'\t'}" = 15.35 ]
+	[ "${lines[3]##*$'\t'}" = 30.43 ]
+}
+
+@test "each batch size has its own base (OneFlow 0.2 FP32, §5.8)" {
+	run -0 speedup <<'IN'
+oneflow	1n1g_b144_fp32	394.87	394.87	394.87	394.87	1
+oneflow	2n8g_b144_fp32	6254.94	6254.94	6254.94	6254.94	1
+oneflow	4n8g_b144_fp32	12407.59	12407.59	12407.59	12407.59	1
+oneflow	1n1g_b128_fp32	397.64	397.64	397.64	397.64	1
+oneflow	1n8g_b128_fp32	3130.34	3130.34	3130.34	3130.34	1
+oneflow	2n8g_b128_fp32	6260.30	6260.30	6260.30	6260.30	1
+oneflow	4n8g_b128_fp32	12411.97	12411.97	12411.97	12411.97	1
+oneflow	1n1g_b96_fp32	394.62	394.62	394.62	394.62	1
+oneflow	1n8g_b96_fp32	3095.36	3095.36	3095.36	3095.36	1
+oneflow	2n8g_b96_fp32	6141.07	6141.07	6141.07	6141.07	1
+oneflow	4n8g_b96_fp32	12162.41	12162.41	12162.41	12162.41	1
+IN
+	speedups=$(printf '%s\n' "${lines[@]}" | cut -f 8 | tr '\n' ' ')
+	[ "$speedups" = "1.00 15.84 31.42 1.00 7.87 15.74 31.21 1.00 7.84 15.56 30.82 " ]
+}
+
+@test "the base may come after the cases that need it" {
+	run -0 speedup <<'IN'
+a	1n8g_b16_fp32	8.00	8.00	8.00	8.00	1
+a	1n1g_b16_fp32	3.00	3.00	3.00	3.00	1
+IN
+	[ "$output" = "$(printf 'a\t1n8g_b16_fp32\t8.00\t8.00\t8.00\t8.00\t1\t2.67\na\t1n1g_b16_fp32\t3.00\t3.00\t3.00\t3.00\t1\t1.00')" ]
+}
+
+@test "a configuration without its 1n1g base is an error and nothing is written" {
+	run -1 --separate-stderr speedup <<'IN'
+pytorch	1n1g_b256_fp32	100.00	100.00	100.00	100.00	1
+pytorch	1n8g_b128_fp32	800.00	800.00	800.00	800.00	1
+IN
+	[ -z "$output" ]
+	[ "$stderr" = "speedup: no 1n1g base for pytorch 1n8g_b128_fp32 (need 1n1g_b128_fp32)" ]
+}
+
+@test "another framework's 1n1g is not a base" {
+	run -1 --separate-stderr speedup <<'IN'
+tensorflow	1n1g_b128_fp32	100.00	100.00	100.00	100.00	1
+pytorch	1n8g_b128_fp32	800.00	800.00	800.00	800.00	1
+IN
+	[ "$stderr" = "speedup: no 1n1g base for pytorch 1n8g_b128_fp32 (need 1n1g_b128_fp32)" ]
+}
+
+@test "an fp16 base does not serve an amp case (no silent alias)" {
+	run -1 --separate-stderr speedup <<'IN'
+ngc-pytorch	1n1g_b256_fp16	802.90	801.31	793.90	803.69	5
+ngc-pytorch	4n8g_b256_amp	22551.16	22599.43	22053.98	23049.75	5
+IN
+	[ "$stderr" = "speedup: no 1n1g base for ngc-pytorch 4n8g_b256_amp (need 1n1g_b256_amp)" ]
+}
+
+@test "a configuration met twice is an error naming file and line" {
+	run -1 --separate-stderr speedup <<'IN'
+a	1n1g_b16_fp32	3.00	3.00	3.00	3.00	1
+a	1n1g_b16_fp32	3.00	3.00	3.00	3.00	1
+IN
+	[ "$stderr" = "speedup: <stdin>:2: duplicate configuration a 1n1g_b16_fp32" ]
+}
+
+@test "a record with the wrong number of fields is an error" {
+	run -1 --separate-stderr speedup <<<$'a\t1n1g_b16_fp32\t3.00\t3.00\t3.00\t3.00'
+	[ "$stderr" = "speedup: <stdin>:1: 6 fields, expected 7" ]
+}
+
+@test "a zero median is an error" {
+	run -1 --separate-stderr speedup <<<$'a\t1n1g_b16_fp32\t0.00\t3.00\t3.00\t3.00\t1'
+	[ "$stderr" = "speedup: <stdin>:1: median '0.00' is not positive" ]
+}
+
+@test "a bad count is an error" {
+	run -1 --separate-stderr speedup <<<$'a\t1n1g_b16_fp32\t3.00\t3.00\t3.00\t3.00\t0'
+	[ "$stderr" = "speedup: <stdin>:1: n '0' is not a positive integer" ]
+}
+
+@test "a bad key is an error" {
+	run -1 --separate-stderr speedup <<<$'a\t1n1g_b16_fp31\t3.00\t3.00\t3.00\t3.00\t1'
+	[ "$stderr" = "speedup: <stdin>:1: key '1n1g_b16_fp31' is not <N>n<G>g_b<B>_<prec>" ]
+}
+
+@test "empty input gives empty output" {
+	run -0 --separate-stderr speedup /dev/null
+	[ -z "$output" ]
+	[ -z "$stderr" ]
+}
+
+@test "a flag is a usage error" {
+	run -2 --separate-stderr speedup -x
+	[ "$stderr" = "usage: speedup [file ...]" ]
+}
