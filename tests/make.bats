@@ -1,0 +1,99 @@
+#!/usr/bin/env bats
+# The Makefile pipeline: which runs happen, incrementality, failures.
+# A fake workload (fixtures/make/fake-train) stands in for a framework.
+
+load helper
+
+setup() {
+	common_setup
+	T=$BATS_TEST_TMPDIR
+	export FAKE_RUNS=$T/runs
+	: > "$FAKE_RUNS"
+	MK=(make -C "$ROOT" --no-print-directory LOGDIR="$T/logs" RESULTS="$T/results"
+		FRAMEWORK=fake fake_CMD="$FIXTURES/make/fake-train" fake_DEPS= fake_FORMAT=bench
+		RUNS=2)
+}
+
+@test "make -n lists exactly the runs of the ladder and changes nothing" {
+	run -0 "${MK[@]}" -n "$T/results/1n2g_b16_fp32.md"
+	[ "$(grep -c 'launch -t' <<<"$output")" -eq 4 ]
+	grep -q "1n1g_b16_fp32 -- $FIXTURES/make/fake-train" <<<"$output"
+	grep -q "1n2g_b16_fp32 -- $FIXTURES/make/fake-train" <<<"$output"
+	[ ! -e "$T/logs" ] && [ ! -e "$T/results" ]
+	[ ! -s "$FAKE_RUNS" ]
+}
+
+@test "a result runs every missing configuration once and prints the table" {
+	run -0 "${MK[@]}" "$T/results/1n2g_b16_fp32.md"
+	[ "$(sort "$FAKE_RUNS" | uniq -c | awk '{print $1, $2}')" = "2 1n1g_b16_fp32
+2 1n2g_b16_fp32" ]
+	[ -f "$T/logs/fake/1n1g_b16_fp32/1.log" ] && [ -f "$T/logs/fake/1n2g_b16_fp32/2.log" ]
+	grep -q '^| node_num' "$T/results/1n2g_b16_fp32.md"
+	grep -q '^| 1 *| 2 *| 16 ' "$T/results/1n2g_b16_fp32.md"
+	[[ "$output" == *"| node_num"* ]]
+	! ls "$T"/logs/fake/*/*.tmp 2>/dev/null
+}
+
+@test "a second make runs nothing" {
+	"${MK[@]}" "$T/results/1n2g_b16_fp32.md" >/dev/null 2>&1
+	: > "$FAKE_RUNS"
+	run -0 "${MK[@]}" "$T/results/1n2g_b16_fp32.md"
+	[ ! -s "$FAKE_RUNS" ]
+}
+
+@test "a deleted log is the only run made again" {
+	"${MK[@]}" "$T/results/1n2g_b16_fp32.md" >/dev/null 2>&1
+	: > "$FAKE_RUNS"
+	rm "$T/logs/fake/1n2g_b16_fp32/2.log"
+	run -0 "${MK[@]}" -n "$T/results/1n2g_b16_fp32.md"
+	[ "$(grep -c 'launch -t' <<<"$output")" -eq 1 ]
+	run -0 "${MK[@]}" "$T/results/1n2g_b16_fp32.md"
+	[ "$(cat "$FAKE_RUNS")" = "1n2g_b16_fp32" ]
+}
+
+@test "adding a node runs only the new configurations" {
+	"${MK[@]}" "$T/results/1n2g_b16_fp32.md" >/dev/null 2>&1
+	: > "$FAKE_RUNS"
+	run -0 "${MK[@]}" -n "$T/results/2n2g_b16_fp32.md"
+	[ "$(grep -c 'launch -t' <<<"$output")" -eq 2 ]
+	grep -q '2n2g_b16_fp32 -- ' <<<"$output"
+	! grep -q '1n[12]g_b16_fp32 -- ' <<<"$output"
+}
+
+@test "a failed run leaves no log and no result, names the configuration, and is the only one re-run" {
+	run -2 env FAKE_FAIL=1n2g_b16_fp32 "${MK[@]}" "$T/results/1n2g_b16_fp32.md"
+	[[ "$output" == *"make: fake 1n2g_b16_fp32 run 1 failed (exit 3); no log kept"* ]]
+	[ ! -e "$T/logs/fake/1n2g_b16_fp32/1.log" ]
+	[ ! -e "$T/logs/fake/1n2g_b16_fp32/1.log.tmp" ]
+	[ ! -e "$T/results/1n2g_b16_fp32.md" ]
+	[ -f "$T/logs/fake/1n1g_b16_fp32/1.log" ]
+	: > "$FAKE_RUNS"
+	run -0 "${MK[@]}" "$T/results/1n2g_b16_fp32.md"
+	[ "$(sort "$FAKE_RUNS" | uniq -c | awk '{print $1, $2}')" = "2 1n2g_b16_fp32" ]
+}
+
+@test "a run that outlives TIMEOUT is killed and leaves no log" {
+	run -2 env FAKE_HANG=1n1g_b16_fp32 "${MK[@]}" TIMEOUT=2 RUNS=1 "$T/results/1n1g_b16_fp32.md"
+	[[ "$output" == *"1n1g_b16_fp32 run 1 failed"* ]]
+	[ ! -e "$T/logs/fake/1n1g_b16_fp32/1.log" ]
+	! pgrep -f 'fake-train' >/dev/null
+}
+
+@test "the JSON result has DLPerf's schema" {
+	run -0 "${MK[@]}" RUNS=1 "$T/results/1n1g_b16_fp32.json"
+	[[ "$(cat "$T/results/1n1g_b16_fp32.json")" == '{"r50": {"1n1g": {"average_speed": '*', "batch_size_per_device": 16, "median_speed": '*', "speedup": 1.0}}}' ]]
+}
+
+@test "a target that is not a configuration key is refused" {
+	run -2 "${MK[@]}" "$T/results/4n8g_b128.md"
+	[[ "$output" == *"$T/results/4n8g_b128: not a configuration key"* ]]
+}
+
+@test "a DLPerf log tree gives a table without running anything" {
+	src=$FIXTURES/make/dlperf-tree
+	[ -d "$src" ] || skip "no DLPerf fixture tree"
+	run -0 make -C "$ROOT" --no-print-directory LOGDIR="$src" RESULTS="$T/results" \
+		"$T/results/2n8g_b128_fp32.md"
+	[ ! -s "$FAKE_RUNS" ]
+	grep -q '^| 2 *| 8 *| 128 ' "$T/results/2n8g_b128_fp32.md"
+}
