@@ -15,3 +15,8 @@ $(BIN)/%: $(OBJ)/filters/%.o $(FILTER_LIB) | $(BIN)
 filters: $(addprefix $(BIN)/,$(FILTERS))
 all: filters
 .PHONY: filters
+
+# The harness's speed figures (a benchmark, not a test): see filters/bench-filters.sh.
+bench-filters: filters
+	filters/bench-filters.sh
+.PHONY: bench-filters
