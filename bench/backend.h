@@ -1,0 +1,136 @@
+/*
+ * bench/backend.h: the one interface of ops. The model (bench/model.c) and
+ * the trainer (bench/main.c) call only these; bench/backend_cpu.c implements
+ * them on oneDNN, the CUDA backend on cuDNN + cuBLAS + kernels of its own.
+ *
+ * Rules every backend keeps:
+ * - "Device memory" is what bk_malloc returns (host memory on the CPU). The
+ *   parameter, gradient and momentum buffers are flat fp32 device buffers
+ *   in PyTorch layout (conv OIHW, fc [out][in]); ops take pointers into them.
+ * - Tensors are opaque handles over storage the caller plans and owns
+ *   (bk_tensor_bytes tells how much); the backend chooses the layout and
+ *   element type of activations (BK_ACT) for the precision; BK_IMAGE and
+ *   BK_MATRIX are plain fp32 (NCHW, resp. [n][c]).
+ * - An op is planned once at start-up with every tensor and pointer it will
+ *   touch, then run any number of times with no allocation. Runs are queued
+ *   in order on one stream; bk_sync waits for all of them.
+ * - Data gradients overwrite (dx = ...) unless the plan says accumulate;
+ *   parameter gradients always overwrite. dx may be NULL where no data
+ *   gradient is needed (the first convolution).
+ * - Errors are fatal: one line on stderr naming file:line and the library's
+ *   status, exit 1. Nothing returns an error code.
+ */
+#ifndef BENCH_BACKEND_H
+#define BENCH_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum bk_precision {
+	BK_FP32, /* fp32 everywhere */
+	BK_TF32, /* fp32 storage, tf32 math (CUDA) */
+	BK_AMP,  /* low precision compute, fp32 master weights and BN statistics:
+		    bf16 on the CPU, fp16 with loss scaling on CUDA */
+	BK_BF16, /* bf16 compute, fp32 master weights */
+};
+
+typedef struct bk_config {
+	int precision;  /* enum bk_precision */
+	int threads;    /* compute threads (CPU); 0 = backend default */
+	int local_rank; /* rank on this node: picks the device (CUDA) */
+	int verbose;    /* 1: print the chosen implementations on stderr */
+} bk_config;
+
+/* Start-up and shut-down. bk_init exits 2 with a clear message when the
+ * precision is not supported by this machine ("bench: --precision amp: ..."). */
+void bk_init(const bk_config *cfg);
+void bk_finalize(void);
+const char *bk_name(void); /* for the log header: "cpu-onednn", "cuda-cudnn" */
+
+/* Device memory. bk_malloc returns zeroed memory, 64-byte aligned or better. */
+void *bk_malloc(size_t bytes);
+void bk_free(void *p);
+void bk_memset0(void *dev, size_t bytes);
+void bk_to_device(void *dev, const void *host, size_t bytes);
+void bk_to_host(void *host, const void *dev, size_t bytes);
+void bk_sync(void);
+
+/* Tensors. */
+enum bk_tensor_kind {
+	BK_ACT,    /* activation or its gradient: backend layout and type */
+	BK_IMAGE,  /* network input: fp32 NCHW, written from the host */
+	BK_MATRIX, /* fp32 [n][c] (h = w = 1): pooled features, logits */
+};
+typedef struct bk_tensor bk_tensor;
+size_t bk_tensor_bytes(int kind, int n, int c, int h, int w);
+bk_tensor *bk_tensor_create(int kind, int n, int c, int h, int w, void *storage);
+void bk_tensor_destroy(bk_tensor *t);
+/* Copy as fp32 NCHW from or to host memory (start-up and export only). */
+void bk_tensor_write(bk_tensor *t, const float *host);
+void bk_tensor_read(const bk_tensor *t, float *host);
+
+typedef struct bk_op bk_op;
+void bk_op_destroy(bk_op *op);
+
+/* Convolution, no bias: y = conv(x, w), square k x k kernel, stride, pad.
+ * w, dw: [cout][cin][k][k] fp32. accumulate: dx += instead of dx =. */
+bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k, int stride,
+		    int pad, const float *w, float *dw, int accumulate);
+void bk_conv_forward(bk_op *op);
+void bk_conv_backward_data(bk_op *op);
+void bk_conv_backward_weights(bk_op *op);
+
+/* Batch norm in training mode, optionally followed by ReLU (relu = 1):
+ * y = [relu](gamma * (x - mean) / sqrt(var + eps) + beta) over the batch
+ * statistics (biased variance); forward also updates running_mean and
+ * running_var (fp32 [c], torch's momentum and unbiased variance, see
+ * mathk_bn_running). backward writes dx, dgamma, dbeta. */
+bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int relu,
+		  const float *gamma, const float *beta, float *dgamma, float *dbeta,
+		  float *running_mean, float *running_var, float eps, float momentum);
+void bk_bn_forward(bk_op *op);
+void bk_bn_backward(bk_op *op);
+
+/* y = relu(x); backward from y. */
+bk_op *bk_relu_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy);
+void bk_relu_forward(bk_op *op);
+void bk_relu_backward(bk_op *op);
+
+/* y = relu(a + b) (the end of a bottleneck); backward writes the same
+ * gradient into da and db. y may share storage with a. */
+bk_op *bk_add_relu_plan(bk_tensor *a, bk_tensor *b, bk_tensor *y, bk_tensor *da,
+			bk_tensor *db, bk_tensor *dy);
+void bk_add_relu_forward(bk_op *op);
+void bk_add_relu_backward(bk_op *op);
+
+/* Max pooling k x k, stride, pad (padding never wins). */
+bk_op *bk_maxpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k,
+		       int stride, int pad);
+void bk_maxpool_forward(bk_op *op);
+void bk_maxpool_backward(bk_op *op);
+
+/* Global average pooling: x [n][c][h][w] (BK_ACT) -> y [n][c] (BK_MATRIX). */
+bk_op *bk_avgpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy);
+void bk_avgpool_forward(bk_op *op);
+void bk_avgpool_backward(bk_op *op);
+
+/* Fully connected: y[n][out] = x[n][in] w[out][in]^T + b[out]; all BK_MATRIX
+ * and fp32. backward writes dx, dw, db. */
+bk_op *bk_fc_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, const float *w,
+		  const float *b, float *dw, float *db);
+void bk_fc_forward(bk_op *op);
+void bk_fc_backward(bk_op *op);
+
+/* Softmax cross-entropy with label smoothing over logits [n][k] (BK_MATRIX)
+ * and labels (device int32 [n]): returns the mean loss over the n rows
+ * (waits for the result), writes dlogits = scale * (softmax - target)
+ * (mathk_softmax_ce_row; scale = 1 / global batch). */
+float bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothing,
+		    float scale, bk_tensor *dlogits);
+
+/* SGD with momentum and weight decay over n elements of the flat buffers
+ * (mathk_sgd for each element). */
+void bk_sgd_update(float *w, const float *g, float *buf, size_t n, float grad_scale, float lr,
+		   float momentum, float wd);
+
+#endif

@@ -1,0 +1,113 @@
+/*
+ * bench/model.h: ResNet50 v1.5 (torchvision resnet50) as data. A table of
+ * layers in forward order; each names its input and output tensors and its
+ * parameters as offsets into one flat parameter buffer (and the same offsets
+ * in the gradient and momentum buffers). Parameters are laid out in
+ * torchvision's state_dict order, so the flat buffer is what
+ * torch.cat([p.flatten() for p in model.parameters()]) would give.
+ *
+ * model_build fills the table (no backend needed: --describe uses it alone);
+ * model_plan allocates activations and gradients and plans the backend ops;
+ * forward walks the table, backward walks it back.
+ */
+#ifndef BENCH_MODEL_H
+#define BENCH_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "backend.h"
+
+enum layer_kind {
+	L_CONV,     /* y = conv(x); w [cout][cin][k][k] */
+	L_BN,       /* y = bn(x); gamma [c] at w, beta [c] at b */
+	L_BN_RELU,  /* y = relu(bn(x)) */
+	L_MAXPOOL,  /* k 3 stride 2 pad 1 */
+	L_ADD_RELU, /* y = relu(x + x2) */
+	L_AVGPOOL,  /* global average: [n][c][h][w] -> [n][c] */
+	L_FC,       /* y = x w^T + b; w [cout][cin], b [cout] */
+};
+
+enum { MODEL_MAX_LAYERS = 192, MODEL_MAX_TENSORS = 192 };
+
+typedef struct layer {
+	int kind;
+	char name[32];     /* torchvision module name: "layer1.0.conv1", "bn1", "fc" */
+	int x, x2, y;      /* tensor indices; x2 only for L_ADD_RELU, else -1 */
+	int cin, cout;     /* channels (features for L_FC) */
+	int k, stride, pad;
+	size_t w, nw;      /* weight (conv, fc) or gamma (bn): offset, count */
+	size_t b, nb;      /* bias (fc) or beta (bn): offset, count; nb 0 for conv */
+	size_t stats;      /* bn: offset of running mean [c] then var [c] in stats */
+	int accumulate;    /* conv: its dx adds to a gradient written before */
+	bk_op *op;
+} layer;
+
+typedef struct tensor {
+	int kind;          /* enum bk_tensor_kind */
+	int n, c, h, w;
+	int producer;      /* layer index, -1 for the input image */
+	int last_use;      /* index of the last layer reading it (forward order) */
+	int alias;         /* shares storage with this tensor (add_relu's y = x), or -1 */
+	size_t off, doff;  /* byte offsets of value and gradient storage */
+	bk_tensor *t, *d;  /* value and gradient handles (d NULL: none needed) */
+} tensor;
+
+typedef struct model {
+	/* configuration */
+	int batch, image, classes;
+	/* the table */
+	int nlayers, ntensors;
+	layer layers[MODEL_MAX_LAYERS];
+	tensor tensors[MODEL_MAX_TENSORS];
+	int input, logits; /* tensor indices */
+	size_t nparams;    /* 25,557,032 at 1000 classes */
+	size_t nstats;     /* running mean and var of every BN */
+	double flops;      /* forward FLOPs per sample, multiply-add = 2 */
+	/* device memory (after model_plan) */
+	float *params;     /* [nparams] */
+	float *grads;      /* [nparams] */
+	float *momentum;   /* [nparams] */
+	float *stats;      /* [nstats] */
+	int32_t *labels;   /* [batch] */
+	void *acts;        /* activations, tensors at tensor.off */
+	void *dacts;       /* their gradients, planned by lifetime, at tensor.doff */
+	size_t acts_bytes, dacts_bytes;
+	float loss;        /* of the last model_forward_loss */
+} model;
+
+void model_build(model *m, int batch, int image, int classes);
+void model_describe(const model *m, FILE *f);
+/* torchvision's initialisation into host memory [nparams], and BN running
+ * statistics (mean 0, var 1) into host [nstats]. */
+void model_init_params(const model *m, float *params, float *stats, uint64_t seed);
+/* Does layer i's parameter get weight decay (conv and fc weights only)? */
+int model_decays(const layer *l);
+
+void model_plan(model *m);
+void model_release(model *m);
+/* Forward from the input tensor to the mean loss (returned); also writes the
+ * logits gradient, scale * (softmax - target), scale = 1 / global batch. */
+float model_forward(model *m, float label_smoothing, float scale);
+/* Backward from the loss to the parameter gradients. After each layer,
+ * ready(ctx, off) is called with the lowest parameter offset whose
+ * gradient is now final (all gradients at >= off are). */
+void model_backward(model *m, void (*ready)(void *ctx, size_t off), void *ctx);
+
+/* Deterministic random numbers (splitmix64 + Box-Muller). */
+typedef struct rng {
+	uint64_t s;
+	int has_spare;
+	double spare;
+} rng;
+void rng_seed(rng *r, uint64_t seed);
+uint64_t rng_u64(rng *r);
+double rng_uniform(rng *r); /* [0, 1) */
+double rng_normal(rng *r);
+
+/* The synthetic data: sample i of the global batch sequence, from seed
+ * alone, so any rank can make any sample. img: [3][px][px]. */
+void data_sample(uint64_t seed, long i, int px, int classes, float *img, int32_t *label);
+
+#endif
