@@ -44,6 +44,10 @@ FORCE:
 $(BIN) $(OBJ):
 	mkdir -p $@
 
+# $(call need,VAR,what it is): a pipeline's required setting; checked only
+# when a run of that pipeline is actually planned.
+need = $(if $($(1)),,$(error FRAMEWORK=$(FRAMEWORK) needs $(1)=<$(2)>))
+
 include filters/filters.mk
 include bench/bench.mk
 include bench/cuda.mk

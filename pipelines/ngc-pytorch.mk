@@ -1,0 +1,19 @@
+# ngc-pytorch: NVIDIA DeepLearningExamples PyTorch/Classification/ConvNets
+# main.py under its multiproc.py, as DLPerf ran it (NGC 20.03; DLL log lines,
+# spec §2.2). Give DLE_CONVNETS=<checkout>/PyTorch/Classification/ConvNets and
+# IMAGENET=<ImageNet directory>. amp runs with --amp --dynamic-loss-scale.
+
+PIPELINES += ngc-pytorch
+DLE_CONVNETS ?=
+IMAGENET ?=
+PYTHON ?= python3
+ngc-pytorch_CMD = $(call need,DLE_CONVNETS,path to DeepLearningExamples/PyTorch/Classification/ConvNets)$(call need,IMAGENET,ImageNet directory) \
+	$(abspath pipelines/per-node) bash -c 'cd $(DLE_CONVNETS) && exec $(PYTHON) ./multiproc.py \
+	--nnodes {nodes} --node_rank $$NODE_RANK --nproc_per_node {gpus} \
+	--master_addr $$MASTER_ADDR --master_port $$MASTER_PORT ./main.py --arch resnet50 \
+	-b {batch} --training-only -p 1 --epochs 1 --prof 150 --data-backend dali-cpu \
+	$$( [ {precision} = amp ] || [ {precision} = fp16 ] && echo --amp --dynamic-loss-scale ) \
+	$(IMAGENET)'
+ngc-pytorch_DEPS :=
+ngc-pytorch_FORMAT := ngc-pytorch
+ngc-pytorch_WINDOW :=
