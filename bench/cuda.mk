@@ -1,1 +1,163 @@
-# bench/cuda.mk: the CUDA backend (cuDNN, cuBLAS, NCCL); filled in by the GPU work
+# bench/cuda.mk: the CUDA backend of bench (cuDNN, cuBLAS, NCCL, a few kernels
+# of our own), the allreduce probe, the host-side GPU helpers and their tests.
+# Included by the top Makefile after bench/bench.mk.
+#
+#   make                       probes the toolkit, builds the GPU objects when found
+#   make CUDA=0                forces the GPU backend off
+#   make CUDA_ARCH="70 75"     compute capabilities to build for (default below)
+#   make CUDA_HOME=/opt/cuda   where the toolkit lives (default /usr/local/cuda)
+#   make check-gpu             CPU and GPU backends on the same weights and batch
+#
+# Host-side pieces (lossscale, gpuplan, probe, gpucheck's comparison) are plain
+# C and always built: they are tested on the CPU. What needs nvcc is built only
+# when nvcc, cuDNN and cuBLAS are found; NCCL is needed for more than one GPU.
+
+CUDA ?= 1
+CUDA_HOME ?= /usr/local/cuda
+CUDA_ARCH ?= 75 80 86 89 90
+NVCC := $(CUDA_HOME)/bin/nvcc
+
+# ---- probe -----------------------------------------------------------------
+# A header is looked for in $(CUDA_HOME)/include, then /usr/include (Debian's
+# and NVIDIA's packages put cuDNN and NCCL there); a library likewise in
+# $(CUDA_HOME)/lib64, $(CUDA_HOME)/lib, then the multiarch directory.
+
+cuda_incdirs := $(CUDA_HOME)/include /usr/include /usr/include/x86_64-linux-gnu
+cuda_libdirs := $(CUDA_HOME)/lib64 $(CUDA_HOME)/lib /usr/lib/x86_64-linux-gnu
+cuda_find_h = $(firstword $(wildcard $(addsuffix /$(1),$(cuda_incdirs))))
+cuda_find_lib = $(firstword $(wildcard $(addsuffix /lib$(1).so,$(cuda_libdirs))))
+# $(call cuda_def,header,MACRO): the value of #define MACRO in header.
+cuda_def = $(shell sed -n 's/^\#define $(2)  *\([0-9][0-9]*\).*/\1/p' $(1) 2>/dev/null)
+
+CUDA_FOUND :=
+ifeq ($(CUDA),0)
+$(info cuDNN: off (CUDA=0), GPU backend skipped)
+else ifeq ($(wildcard $(NVCC)),)
+$(info cuDNN: not found (no $(NVCC)), GPU backend skipped)
+else
+cudnn_h := $(call cuda_find_h,cudnn_version.h)
+cudnn_lib := $(call cuda_find_lib,cudnn)
+cublas_h := $(call cuda_find_h,cublas_v2.h)
+cublas_lib := $(call cuda_find_lib,cublas)
+nccl_h := $(call cuda_find_h,nccl.h)
+nccl_lib := $(call cuda_find_lib,nccl)
+ifeq ($(and $(cudnn_h),$(cudnn_lib)),)
+$(info cuDNN: not found, GPU backend skipped)
+else ifeq ($(and $(cublas_h),$(cublas_lib)),)
+$(info cuDNN: found $(call cuda_def,$(cudnn_h),CUDNN_MAJOR).$(call cuda_def,$(cudnn_h),CUDNN_MINOR); \
+cuBLAS: not found, GPU backend skipped)
+else
+CUDA_FOUND := 1
+CUDNN_VERSION := $(call cuda_def,$(cudnn_h),CUDNN_MAJOR).$(call cuda_def,$(cudnn_h),CUDNN_MINOR)
+$(info cuDNN: found $(CUDNN_VERSION))
+ifeq ($(and $(nccl_h),$(nccl_lib)),)
+NCCL_FOUND :=
+$(info NCCL: not found, bench-cuda limited to one GPU)
+else
+NCCL_FOUND := 1
+$(info NCCL: found $(call cuda_def,$(nccl_h),NCCL_MAJOR).$(call cuda_def,$(nccl_h),NCCL_MINOR))
+endif
+endif
+endif
+
+# ---- flags -----------------------------------------------------------------
+
+, := ,
+
+# sm_XY for every arch, plus PTX of the highest so newer GPUs JIT it.
+cuda_arch_top := $(lastword $(sort $(CUDA_ARCH)))
+CUDA_GENCODE := $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)) \
+	-gencode arch=compute_$(cuda_arch_top),code=compute_$(cuda_arch_top)
+
+CUDA_INC := $(sort $(patsubst %/,%,$(dir $(cudnn_h) $(cublas_h) $(nccl_h))) $(CUDA_HOME)/include)
+CUDA_LIBDIRS := $(sort $(patsubst %/,%,$(dir $(cudnn_lib) $(cublas_lib) $(nccl_lib) \
+	$(call cuda_find_lib,cudart))))
+CUDA_LDLIBS := $(addprefix -L,$(CUDA_LIBDIRS)) $(addprefix -Wl$(,)-rpath$(,),$(CUDA_LIBDIRS)) \
+	-lcudnn -lcublas $(if $(NCCL_FOUND),-lnccl) -lcudart
+
+NVCCFLAGS := -std=c++17 -O3 -g -lineinfo $(CUDA_GENCODE) -Werror all-warnings \
+	-Xcompiler -Wall,-Wextra,-Werror $(addprefix -I,$(CUDA_INC)) \
+	$(if $(NCCL_FOUND),,-DBENCH_NO_NCCL) $(EXTRA_NVCCFLAGS)
+# Host C of the GPU work: warnings are errors here too.
+GPU_CFLAGS := $(CFLAGS) -Werror
+MPICC := mpicc
+
+$(OBJ)/.nvccflags: FORCE | $(OBJ)
+	@f='$(NVCC) $(NVCCFLAGS) $(CUDA_LDLIBS)'; \
+	[ -f $@ ] && [ "$$(cat $@)" = "$$f" ] || echo "$$f" > $@
+
+# ---- host-side objects (always) --------------------------------------------
+
+GPU_HOST_OBJS := $(OBJ)/bench/lossscale.o $(OBJ)/bench/gpuplan.o
+
+$(OBJ)/bench/lossscale.o: bench/lossscale.c bench/lossscale.h $(OBJ)/.cflags
+	@mkdir -p $(@D)
+	$(CC) $(GPU_CFLAGS) -c -o $@ $<
+
+$(OBJ)/bench/gpuplan.o: bench/gpuplan.c bench/gpuplan.h $(OBJ)/.cflags
+	@mkdir -p $(@D)
+	$(CC) $(GPU_CFLAGS) -c -o $@ $<
+
+# The probe talks to comm.h only: MPI or NCCL behind it.
+$(OBJ)/bench/probe.o: bench/probe.c bench/probe.h bench/comm.h $(OBJ)/.cflags
+	@mkdir -p $(@D)
+	$(MPICC) $(GPU_CFLAGS) -c -o $@ $<
+
+# The test driver of the host-side pieces: bin/bench-gpu-test.
+$(OBJ)/bench/gpu-test.o: bench/gpu-test.c bench/lossscale.h bench/gpuplan.h $(OBJ)/.cflags
+	@mkdir -p $(@D)
+	$(CC) $(GPU_CFLAGS) -c -o $@ $<
+
+$(BIN)/bench-gpu-test: $(OBJ)/bench/gpu-test.o $(GPU_HOST_OBJS) | $(BIN)
+	$(CC) $(GPU_CFLAGS) $(LDFLAGS) -o $@ $^ -lm
+
+all: $(BIN)/bench-gpu-test
+
+# ---- GPU objects (when found) ----------------------------------------------
+# For the integrator: BENCH_CUDA_OBJS are linked into bin/bench-cuda together
+# with bench's own objects, with $(CUDA_LDLIBS).
+
+BENCH_CUDA_OBJS := $(OBJ)/bench/backend_cuda.o $(OBJ)/bench/comm_nccl.o $(GPU_HOST_OBJS)
+
+ifdef CUDA_FOUND
+$(OBJ)/bench/backend_cuda.o: bench/backend_cuda.cu bench/cuda_check.h bench/backend.h \
+		bench/model.h bench/mathk.h bench/lossscale.h bench/gpuplan.h $(OBJ)/.nvccflags
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
+
+$(OBJ)/bench/comm_nccl.o: bench/comm_nccl.cu bench/cuda_check.h bench/comm.h bench/gpuplan.h \
+		$(OBJ)/.nvccflags
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) $(shell $(MPICC) --showme:compile) -c -o $@ $<
+
+# gpucheck: "no CUDA device" or the device list; compares two --export dirs.
+$(OBJ)/bench/gpucheck.o: bench/gpucheck.c bench/gpuplan.h $(OBJ)/.cflags
+	@mkdir -p $(@D)
+	$(CC) $(GPU_CFLAGS) $(addprefix -I,$(CUDA_INC)) -c -o $@ $<
+
+$(BIN)/gpucheck: $(OBJ)/bench/gpucheck.o $(GPU_HOST_OBJS) | $(BIN)
+	$(CC) $(GPU_CFLAGS) $(LDFLAGS) -o $@ $^ $(CUDA_LDLIBS) -lm
+
+gpu-objs: $(BENCH_CUDA_OBJS) $(OBJ)/bench/probe.o $(BIN)/gpucheck
+# all: gpu-objs   (enabled once backend_cuda.cu and comm_nccl.cu land)
+
+# check-gpu: the same weights and batch through bin/bench (CPU) and
+# bin/bench-cuda (GPU); logits, loss, gradients and updated weights compared.
+# The device check comes first so a machine without a GPU fails at once.
+CHECK_GPU_FLAGS := --batch 8 --image 64 --classes 10 --seed 7
+CHECK_GPU_DIR := $(OBJ)/check-gpu
+check-gpu: $(BIN)/gpucheck
+	$(BIN)/gpucheck devices
+	$(MAKE) --no-print-directory $(BIN)/bench $(BIN)/bench-cuda
+	rm -rf $(CHECK_GPU_DIR) && mkdir -p $(CHECK_GPU_DIR)
+	$(BIN)/bench --export $(CHECK_GPU_DIR)/cpu --precision fp32 $(CHECK_GPU_FLAGS) >/dev/null
+	$(BIN)/bench-cuda --export $(CHECK_GPU_DIR)/fp32 --precision fp32 $(CHECK_GPU_FLAGS) >/dev/null
+	$(BIN)/bench-cuda --export $(CHECK_GPU_DIR)/amp --precision amp $(CHECK_GPU_FLAGS) >/dev/null
+	$(BIN)/gpucheck compare fp32 $(CHECK_GPU_DIR)/cpu $(CHECK_GPU_DIR)/fp32
+	$(BIN)/gpucheck compare amp $(CHECK_GPU_DIR)/cpu $(CHECK_GPU_DIR)/amp
+else
+check-gpu:
+	@echo "check-gpu: no CUDA toolkit (cuDNN, cuBLAS) found; nothing to check" >&2; exit 1
+endif
+
+.PHONY: check-gpu gpu-objs

@@ -1,0 +1,190 @@
+/*
+ * gpu-test.c: bin/bench-gpu-test, the CPU driver of the GPU backend's host
+ * logic, for tests/bench-cuda.bats. Reads a script on stdin, writes results
+ * on stdout, one line per input line:
+ *
+ *   lossscale [-s scale]   lines "N F": N steps, F = 1 overflow, 0 clean;
+ *                          prints the state after them
+ *   buckets cap first_cap  lines "offset count" (production order);
+ *                          prints "offset count first last" per bucket
+ *   dedup                  lines "n c h w k r s stride pad dtype";
+ *                          prints each shape's first equal index, then distinct=D
+ *   tol precision          prints the check-gpu tolerances
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuplan.h"
+#include "lossscale.h"
+
+static const char *usage_text =
+    "usage: bench-gpu-test lossscale [-s scale] | buckets cap first_cap | dedup | "
+    "tol precision";
+
+static void
+usage(void)
+{
+	fprintf(stderr, "%s\n", usage_text);
+	exit(2);
+}
+
+static void
+die(long line, const char *what)
+{
+	fprintf(stderr, "bench-gpu-test: <stdin>:%ld: %s\n", line, what);
+	exit(1);
+}
+
+/* A whole-string integer in [min, max], else usage error naming the argument. */
+static long long
+num(const char *name, const char *s, long long min, long long max)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max) {
+		fprintf(stderr, "bench-gpu-test: %s: '%s' is not an integer in [%lld, %lld]\n",
+		    name, s, min, max);
+		exit(2);
+	}
+	return v;
+}
+
+static int
+run_lossscale(float scale)
+{
+	struct lossscale ls;
+	char *line = NULL;
+	size_t cap = 0;
+	long lineno = 0;
+
+	lossscale_init(&ls, scale);
+	while (getline(&line, &cap, stdin) > 0) {
+		long n, applied = 0;
+		int f, used;
+
+		lineno++;
+		if (sscanf(line, "%ld %d %n", &n, &f, &used) != 2 || line[used] != '\0' ||
+		    n < 0 || (f != 0 && f != 1))
+			die(lineno, "expected \"steps flag\"");
+		for (long i = 0; i < n; i++)
+			applied += lossscale_update(&ls, f);
+		printf("steps=%ld applied=%ld skipped=%ld scale=%.9g clean=%d\n", ls.steps,
+		    applied, ls.skipped, (double)ls.scale, ls.clean);
+	}
+	free(line);
+	return 0;
+}
+
+static int
+run_buckets(size_t bcap, size_t first)
+{
+	size_t *off = NULL, *cnt = NULL;
+	int n = 0, room = 0;
+	char *line = NULL;
+	size_t lcap = 0;
+
+	while (getline(&line, &lcap, stdin) > 0) {
+		unsigned long long o, c;
+		int used;
+
+		if (sscanf(line, "%llu %llu %n", &o, &c, &used) != 2 || line[used] != '\0')
+			die(n + 1, "expected \"offset count\"");
+		if (n == room) {
+			room = room ? 2 * room : 64;
+			off = realloc(off, room * sizeof *off);
+			cnt = realloc(cnt, room * sizeof *cnt);
+			if (!off || !cnt)
+				die(n + 1, "out of memory");
+		}
+		off[n] = o;
+		cnt[n++] = c;
+	}
+	struct gpu_bucket *b = malloc((n ? n : 1) * sizeof *b);
+	if (!b)
+		die(n, "out of memory");
+	int nb = gpu_bucket_plan(off, cnt, n, bcap, first, b);
+	if (nb < 0)
+		die(n, "empty or overlapping tensors");
+	for (int i = 0; i < nb; i++)
+		printf("%zu %zu %d %d\n", b[i].offset, b[i].count, b[i].first, b[i].last);
+	free(b);
+	free(off);
+	free(cnt);
+	free(line);
+	return 0;
+}
+
+static int
+run_dedup(void)
+{
+	struct gpu_conv_shape s[256];
+	int idx[256], n = 0;
+	char *line = NULL;
+	size_t cap = 0;
+
+	while (getline(&line, &cap, stdin) > 0) {
+		struct gpu_conv_shape *p = &s[n];
+		int used;
+
+		if (n == 256)
+			die(n + 1, "more than 256 shapes");
+		if (sscanf(line, "%d %d %d %d %d %d %d %d %d %d %n", &p->n, &p->c, &p->h, &p->w,
+			&p->k, &p->r, &p->s, &p->stride, &p->pad, &p->dtype, &used) != 10 ||
+		    line[used] != '\0')
+			die(n + 1, "expected \"n c h w k r s stride pad dtype\"");
+		n++;
+	}
+	int d = gpu_conv_dedup(s, n, idx);
+	for (int i = 0; i < n; i++)
+		printf("%d %d %dx%d\n", i, idx[i],
+		    gpu_conv_out(s[i].h, s[i].r, s[i].stride, s[i].pad),
+		    gpu_conv_out(s[i].w, s[i].s, s[i].stride, s[i].pad));
+	printf("distinct=%d\n", d);
+	free(line);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	int rc;
+
+	if (argc < 2)
+		usage();
+	if (strcmp(argv[1], "lossscale") == 0) {
+		float scale = 0.0f;
+
+		if (argc == 4 && strcmp(argv[2], "-s") == 0)
+			scale = (float)num("-s", argv[3], 1, 1LL << 24);
+		else if (argc != 2)
+			usage();
+		rc = run_lossscale(scale);
+	} else if (strcmp(argv[1], "buckets") == 0 && argc == 4) {
+		rc = run_buckets((size_t)num("cap", argv[2], 1, 1LL << 40),
+		    (size_t)num("first_cap", argv[3], 1, 1LL << 40));
+	} else if (strcmp(argv[1], "dedup") == 0 && argc == 2) {
+		rc = run_dedup();
+	} else if (strcmp(argv[1], "tol") == 0 && argc == 3) {
+		struct gpu_tol t;
+
+		if (gpu_tolerance(argv[2], &t) != 0) {
+			fprintf(stderr, "bench-gpu-test: tol: unknown precision '%s'\n", argv[2]);
+			return 2;
+		}
+		printf("logits=%g loss=%g grads=%g params=%g\n", t.logits, t.loss, t.grads,
+		    t.params);
+		rc = 0;
+	} else {
+		usage();
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		perror("bench-gpu-test: stdout");
+		return 1;
+	}
+	return rc;
+}

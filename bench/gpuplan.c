@@ -1,0 +1,136 @@
+/*
+ * gpuplan.c: the host-side planning of gpuplan.h. Reads and writes nothing
+ * but its arguments.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "gpuplan.h"
+
+int
+gpu_conv_out(int in, int filt, int stride, int pad)
+{
+	return (in + 2 * pad - filt) / stride + 1;
+}
+
+static int
+conv_equal(const struct gpu_conv_shape *a, const struct gpu_conv_shape *b)
+{
+	return a->n == b->n && a->c == b->c && a->h == b->h && a->w == b->w &&
+	    a->k == b->k && a->r == b->r && a->s == b->s && a->stride == b->stride &&
+	    a->pad == b->pad && a->dtype == b->dtype;
+}
+
+int
+gpu_conv_dedup(const struct gpu_conv_shape *shape, int n, int *idx)
+{
+	int distinct = 0;
+
+	/* n is ~53 for ResNet50: quadratic is fine and keeps the order stable. */
+	for (int i = 0; i < n; i++) {
+		idx[i] = i;
+		for (int j = 0; j < i; j++) {
+			if (idx[j] == j && conv_equal(&shape[i], &shape[j])) {
+				idx[i] = j;
+				break;
+			}
+		}
+		if (idx[i] == i)
+			distinct++;
+	}
+	return distinct;
+}
+
+size_t
+gpu_workspace_limit(size_t flag_limit, size_t free_bytes, double frac)
+{
+	size_t cap = (size_t)((double)free_bytes * frac);
+
+	if (flag_limit != 0 && flag_limit < cap)
+		return flag_limit;
+	return cap;
+}
+
+int
+gpu_bucket_plan(const size_t *offset, const size_t *count, int n, size_t cap,
+    size_t first_cap, struct gpu_bucket *out)
+{
+	int nb = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (count[i] == 0)
+			return -1;
+		for (int j = 0; j < i; j++)
+			if (offset[i] < offset[j] + count[j] && offset[j] < offset[i] + count[i])
+				return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		struct gpu_bucket *b = nb > 0 ? &out[nb - 1] : NULL;
+		size_t limit = nb == 1 ? first_cap : cap;
+		/* Backward walks the buffer downwards: the next tensor sits just
+		 * below the bucket; a forward-ordered table works too. */
+		int below = b && offset[i] + count[i] == b->offset;
+		int above = b && b->offset + b->count == offset[i];
+
+		if (b && b->count < limit && (below || above)) {
+			if (below)
+				b->offset = offset[i];
+			b->count += count[i];
+			b->last = i;
+			continue;
+		}
+		out[nb].offset = offset[i];
+		out[nb].count = count[i];
+		out[nb].first = out[nb].last = i;
+		nb++;
+	}
+	return nb;
+}
+
+double
+gpu_rel_err(const float *a, const float *b, size_t n)
+{
+	double num = 0.0, den = 0.0;
+
+	for (size_t i = 0; i < n; i++) {
+		double d = (double)a[i] - (double)b[i];
+
+		if (!isfinite(b[i]))
+			return INFINITY;
+		num += d * d;
+		den += (double)a[i] * (double)a[i];
+	}
+	return sqrt(num) / fmax(sqrt(den), 1e-30);
+}
+
+double
+gpu_max_rel(const float *a, const float *b, size_t n, double floor)
+{
+	double worst = 0.0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(b[i]))
+			return INFINITY;
+		double e = fabs((double)a[i] - (double)b[i]) / fmax(fabs((double)a[i]), floor);
+		if (e > worst)
+			worst = e;
+	}
+	return worst;
+}
+
+int
+gpu_tolerance(const char *precision, struct gpu_tol *tol)
+{
+	/* fp32: the issue's 1e-3 relative. tf32 keeps 10 mantissa bits, fp16
+	 * 10 and bf16 7: norm-relative errors of ~1e-2 after 50 layers are
+	 * rounding, a wrong kernel is off by O(1). */
+	if (strcmp(precision, "fp32") == 0)
+		*tol = (struct gpu_tol){1e-3, 1e-3, 1e-3, 1e-3};
+	else if (strcmp(precision, "tf32") == 0 || strcmp(precision, "amp") == 0)
+		*tol = (struct gpu_tol){2e-2, 1e-2, 5e-2, 1e-3};
+	else if (strcmp(precision, "bf16") == 0)
+		*tol = (struct gpu_tol){8e-2, 4e-2, 1.5e-1, 4e-3};
+	else
+		return -1;
+	return 0;
+}

@@ -1,0 +1,89 @@
+/*
+ * gpuplan.h: host-side planning for the CUDA backend, plain C so the CPU tests
+ * cover it: which convolution shapes are distinct (cudnnFind runs once per
+ * shape), how much workspace a search may use, and how the flat gradient
+ * buffer is cut into allreduce buckets launched as backward produces them.
+ * No CUDA types here; backend_cuda.cu and comm_nccl.cu fill these structs.
+ */
+#ifndef BENCH_GPUPLAN_H
+#define BENCH_GPUPLAN_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- convolution shapes ---------------------------------------------- */
+
+/* One convolution as cuDNN sees it (batch included). */
+struct gpu_conv_shape {
+	int n, c, h, w;		/* input */
+	int k, r, s;		/* output channels, filter height, width */
+	int stride, pad;
+	int dtype;		/* 0 fp32, 1 fp16, 2 bf16: the algorithm depends on it */
+};
+
+/* Output height and width of a convolution (floor, as cuDNN and PyTorch). */
+int gpu_conv_out(int in, int filt, int stride, int pad);
+
+/*
+ * Give each of n shapes the index of its first equal shape: idx[i] == i for
+ * the shapes cudnnFind must search, idx[i] < i for repeats. Returns the
+ * number of distinct shapes.
+ */
+int gpu_conv_dedup(const struct gpu_conv_shape *shape, int n, int *idx);
+
+/*
+ * The workspace a cudnnFind search may use: the flag's limit (bytes; 0 = no
+ * limit of our own) and at most a fraction 'frac' of the free device memory
+ * left after parameters and activations are allocated.
+ */
+size_t gpu_workspace_limit(size_t flag_limit, size_t free_bytes, double frac);
+
+/* ---- allreduce buckets ----------------------------------------------- */
+
+/*
+ * Gradient tensors in the order backward produces them (the layer table
+ * walked back), each a range [offset, offset + count) of the flat buffer, in
+ * elements. A bucket is a run of consecutive tensors that is one contiguous
+ * range of the buffer; it is closed when it reaches 'cap' elements (the first
+ * bucket at 'first_cap', smaller, so communication starts early, as PyTorch
+ * DDP does) or when the next tensor is not adjacent.
+ */
+struct gpu_bucket {
+	size_t offset;		/* elements, start of the range */
+	size_t count;		/* elements */
+	int first, last;	/* tensors (production order) first..last, inclusive */
+};
+
+/*
+ * Plans the buckets into out[] (room for n, enough in every case). Returns
+ * the number of buckets, or -1 if a count is 0 or ranges overlap.
+ * ready_after[b] is out[b].last: launch bucket b once tensor 'last' is done.
+ */
+int gpu_bucket_plan(const size_t *offset, const size_t *count, int n, size_t cap,
+    size_t first_cap, struct gpu_bucket *out);
+
+/* ---- comparing two --export directories (make check-gpu) ---------------- */
+
+/*
+ * Relative error of b against a reference a: ||a - b||_2 / max(||a||_2, tiny).
+ * Any non-finite value in b gives +inf.
+ */
+double gpu_rel_err(const float *a, const float *b, size_t n);
+
+/* Largest elementwise |a-b| / max(|a|, floor); non-finite b gives +inf. */
+double gpu_max_rel(const float *a, const float *b, size_t n, double floor);
+
+/* Tolerances of make check-gpu per precision ("fp32", "tf32", "amp", "bf16"). */
+struct gpu_tol {
+	double logits, loss, grads, params;
+};
+int gpu_tolerance(const char *precision, struct gpu_tol *tol);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
