@@ -1,0 +1,376 @@
+#!/usr/bin/env bats
+# window: grep-iters records -> one throughput per run.
+# Fixtures (tests/fixtures/window/): the spec's samples as grep-iters records
+# written by hand: sample-a.tsv (§2.1 sample A as 2n8g_b128_fp32, run 1),
+# sample-b.tsv (sample B as 4n8g_b128_fp32, grouped by iteration) and
+# sample-b-lines.tsv (the same in file order, as grep-iters -c dlperf emits
+# it), dll.tsv (§2.2 as 2n8g_b128_fp32, stamps in UTC), oneflow.tsv and
+# bert.tsv (§2.10). dlperf/ holds one log per format for -c dlperf, made by
+# dlperf/make.py with numpy; <name>.expected is its expected output.
+
+bats_require_minimum_version 1.5.0
+load helper
+
+F="$FIXTURES/window"
+
+rec() { # framework format key run iter ts step rate -> a record, loss 6.9
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t6.9\n' "$@"
+}
+
+# ---- spec §5.5, every row ------------------------------------------------
+
+@test "§5.5 sample A, time, skip 0 count 5: 726.40 (reads 12.054 in full)" {
+	run -0 window -s 0 -n 5 "$F/sample-a.tsv"
+	[ "$output" = "$(printf 'pytorch\t2n8g_b128_fp32\t1\t726.40')" ]
+}
+
+@test "§5.5 sample A, time, skip 1 count 4: 4009.79" {
+	run -0 window -s 1 -n 4 "$F/sample-a.tsv"
+	[ "$output" = "$(printf 'pytorch\t2n8g_b128_fp32\t1\t4009.79')" ]
+}
+
+@test "§5.5 sample A, time, skip 2 count 3: 5726.00" {
+	run -0 window -s 2 -n 3 "$F/sample-a.tsv"
+	[ "$output" = "$(printf 'pytorch\t2n8g_b128_fp32\t1\t5726.00')" ]
+}
+
+@test "§5.5 sample A, default window: 5 iterations, need 120" {
+	run -1 --separate-stderr window "$F/sample-a.tsv"
+	[ -z "$output" ]
+	[ "$stderr" = "window: pytorch/2n8g_b128_fp32/1: 5 iterations, need 120" ]
+}
+
+@test "§5.5 sample A, DLPerf arguments 0 / 3: no kept lines is an error, not 0" {
+	run -1 --separate-stderr window -c dlperf -s 0 -n 3 "$F/sample-a.tsv"
+	[ -z "$output" ]
+	[ "$stderr" = "window: pytorch/2n8g_b128_fp32/1: 0 kept lines, need 3" ]
+}
+
+@test "§5.5 sample B, time, skip 11 count 3: 8285.91" {
+	run -0 window -s 11 -n 3 "$F/sample-b.tsv"
+	[ "$output" = "$(printf 'pytorch\t4n8g_b128_fp32\t1\t8285.91')" ]
+}
+
+@test "§5.5 sample B in file order, -c dlperf arguments 0 / 3 (kept lines 1-3): 8285.91" {
+	run -0 window -c dlperf -s 0 -n 3 "$F/sample-b-lines.tsv"
+	[ "$output" = "$(printf 'pytorch\t4n8g_b128_fp32\t1\t8285.91')" ]
+}
+
+@test "§5.5 sample B, time, skip 0 count 6: 1567.15" {
+	run -0 window -s 0 -n 6 "$F/sample-b.tsv"
+	[ "$output" = "$(printf 'pytorch\t4n8g_b128_fp32\t1\t1567.15')" ]
+}
+
+@test "§5.5 sample B, skip 0 count 14: the gap 7-11 is an error" {
+	run -1 --separate-stderr window -s 0 -n 14 "$F/sample-b.tsv"
+	[ "$stderr" = "window: pytorch/4n8g_b128_fp32/1: iterations 7-11 missing" ]
+}
+
+@test "§5.5 DLL sample, time, skip 6 count 6: 5137.30 from integer microseconds" {
+	run -0 window -s 6 -n 6 "$F/dll.tsv"
+	[ "$output" = "$(printf 'ngc-pytorch\t2n8g_b128_fp32\t1\t5137.30')" ]
+}
+
+@test "§5.5 DLL sample, -c dlperf arguments 1 / 7: 5137.30 (DLPerf printed 5137.3)" {
+	run -0 window -c dlperf -s 1 -n 6 "$F/dll.tsv"
+	[ "$output" = "$(printf 'ngc-pytorch\t2n8g_b128_fp32\t1\t5137.30')" ]
+}
+
+@test "§5.5 DLL sample, time, skip 1 count 11: 4434.64" {
+	run -0 window -s 1 -n 11 "$F/dll.tsv"
+	[ "$output" = "$(printf 'ngc-pytorch\t2n8g_b128_fp32\t1\t4434.64')" ]
+}
+
+@test "§5.5 DLL sample, rate, skip 6 count 6: 10290.80" {
+	run -0 window -m rate -s 6 -n 6 "$F/dll.tsv"
+	[ "$output" = "$(printf 'ngc-pytorch\t2n8g_b128_fp32\t1\t10290.80')" ]
+}
+
+@test "§5.5 DLL sample, time, skip 0 count 12: no timestamp for the end of iteration 0" {
+	run -1 --separate-stderr window -s 0 -n 12 "$F/dll.tsv"
+	[ "$stderr" = "window: ngc-pytorch/2n8g_b128_fp32/1: no timestamp for the end of iteration 0" ]
+}
+
+@test "§5.5 DLL sample, default window: 12 iterations, need 120" {
+	run -1 --separate-stderr window "$F/dll.tsv"
+	[ "$stderr" = "window: ngc-pytorch/2n8g_b128_fp32/1: 12 iterations, need 120" ]
+}
+
+@test "§5.5 OneFlow cnns sample, skip 20 count 100: 5915.65 (difference of doubles)" {
+	run -0 window "$F/oneflow.tsv"
+	[ "$output" = "$(printf 'oneflow\t2n8g_b128_fp32\t0\t5915.65')" ]
+}
+
+@test "§5.5 OneFlow cnns sample, -c dlperf: 5915.65 as DLPerf printed" {
+	run -0 window -c dlperf "$F/oneflow.tsv"
+	[ "$output" = "$(printf 'oneflow\t2n8g_b128_fp32\t0\t5915.65')" ]
+}
+
+@test "§5.5 OneFlow cnns sample, skip 20 count 50: no record ends at iteration 70" {
+	run -1 --separate-stderr window -s 20 -n 50 "$F/oneflow.tsv"
+	[ "$stderr" = "window: oneflow/2n8g_b128_fp32/0: no record ends at iteration 70" ]
+}
+
+@test "§5.5 OneFlow BERT sample, skip 20 count 100: 140.20" {
+	run -0 window "$F/bert.tsv"
+	[ "$output" = "$(printf 'oneflow-bert\t1n1g_b24_fp32\t0\t140.20')" ]
+}
+
+# (§5.5 "path says 1 node, body 2" is grep-iters' error: window never sees paths.)
+
+# ---- -c dlperf, one format each (spec §2 "DLPerf's method") ----------------
+
+check_dlperf() {
+	run -0 --separate-stderr window -c dlperf "$F/dlperf/$1.tsv"
+	[ "$output" = "$(cat "$F/dlperf/$1.expected")" ]
+	[ -z "$stderr" ]
+}
+
+@test "-c dlperf pytorch: TB over the mean step of kept lines 21-120 (index > 5), R2p" {
+	check_dlperf pytorch
+}
+
+@test "-c dlperf ngc-pytorch: stamps of kept lines 20 and 120 (iteration > 5)" {
+	check_dlperf ngc-pytorch
+}
+
+@test "-c dlperf ngc-tensorflow: numpy mean of R2p rates of entries 1-100, R2n" {
+	check_dlperf ngc-tensorflow
+}
+
+@test "-c dlperf tensorflow: mean of the rates of TimeHistory lines 2-6, R2n" {
+	check_dlperf tensorflow
+}
+
+@test "-c dlperf paddle: mean of R4p(TB / elapse) of lines 21-120, R2n" {
+	check_dlperf paddle
+}
+
+@test "-c dlperf plsc: two nodes average qps entries 11-30" {
+	check_dlperf plsc
+}
+
+@test "-c dlperf ngc-mxnet: median over 4 ranks per row of R2p speeds, rows 21-120" {
+	check_dlperf ngc-mxnet
+}
+
+@test "-c dlperf mxnet (gluon-cv): R2p speeds of lines 21-120, R2n" {
+	check_dlperf mxnet
+}
+
+@test "-c dlperf mindspore: sink times past step 100 of all ranks, R2p" {
+	check_dlperf mindspore
+}
+
+@test "-c dlperf oneflow-insightface: mean of 101 kept throughputs (DLPerf's off by one)" {
+	check_dlperf insightface
+}
+
+@test "-c dlperf ngc-mxnet needs exactly 120 x W lines" {
+	head -n 479 "$F/dlperf/ngc-mxnet.tsv" > "$BATS_TEST_TMPDIR/m"
+	run -1 --separate-stderr window -c dlperf "$BATS_TEST_TMPDIR/m"
+	[ "$stderr" = "window: ngc-mxnet/1n4g_b128_fp32/1: 479 lines, need exactly 480" ]
+}
+
+@test "-c dlperf ngc-tensorflow with too few lines is an error, not a shorter mean" {
+	head -n 99 "$F/dlperf/ngc-tensorflow.tsv" > "$BATS_TEST_TMPDIR/t"
+	run -1 --separate-stderr window -c dlperf "$BATS_TEST_TMPDIR/t"
+	[ "$stderr" = "window: ngc-tensorflow/1n1g_b128_fp32/1: 99 lines, need 100" ]
+}
+
+@test "-c dlperf insightface with kept line 120 missing is an error" {
+	head -n 124 "$F/dlperf/insightface.tsv" > "$BATS_TEST_TMPDIR/i"
+	run -1 --separate-stderr window -c dlperf "$BATS_TEST_TMPDIR/i"
+	[ "$stderr" = "window: oneflow-insightface/1n1g_b115_fp32/1: 119 kept lines, need 120" ]
+}
+
+@test "-c dlperf and -m exclude each other" {
+	run -2 --separate-stderr window -c dlperf -m rate /dev/null
+	[ "$stderr" = "window: -m: DLPerf's method is fixed per format with -c dlperf" ]
+}
+
+# ---- ours: sources of time, formats, runs ---------------------------------
+
+@test "TF 2.x interval records: TB x 500 / summed seconds of intervals 200-600" {
+	run -0 window "$F/dlperf/tensorflow.tsv"
+	[ "$output" = "$(printf 'tensorflow\t1n1g_b128_fp32\t1\t322.09')" ]
+}
+
+@test "rate method over interval records averages the records of the window" {
+	run -0 window -m rate -s 200 -n 200 "$F/dlperf/tensorflow.tsv"
+	[ "$output" = "$(printf 'tensorflow\t1n1g_b128_fp32\t1\t321.24')" ]
+}
+
+@test "an interval window must start at a record boundary" {
+	run -1 --separate-stderr window -s 150 -n 200 "$F/dlperf/tensorflow.tsv"
+	[ "$stderr" = "window: tensorflow/1n1g_b128_fp32/1: no record ends at iteration 150" ]
+}
+
+@test "timestamps win over step times when every record in the window has one" {
+	{ rec bench bench 1n1g_b16_fp32 1 1 100.000000 9 - ; rec bench bench 1n1g_b16_fp32 1 2 100.500000 9 - ; rec bench bench 1n1g_b16_fp32 1 3 101.000000 9 - ; } > "$BATS_TEST_TMPDIR/b"
+	run -0 window -s 1 -n 2 "$BATS_TEST_TMPDIR/b"
+	[ "$output" = "$(printf 'bench\t1n1g_b16_fp32\t1\t32.00')" ]
+}
+
+@test "step times are summed when a record in the window lacks a timestamp" {
+	{ rec bench bench 1n1g_b16_fp32 1 1 100.000000 0.25 - ; rec bench bench 1n1g_b16_fp32 1 2 - 0.5 - ; rec bench bench 1n1g_b16_fp32 1 3 101.000000 0.5 - ; } > "$BATS_TEST_TMPDIR/b"
+	run -0 window -s 1 -n 2 "$BATS_TEST_TMPDIR/b"
+	[ "$output" = "$(printf 'bench\t1n1g_b16_fp32\t1\t32.00')" ]
+}
+
+@test "durations are derived from printed rates when nothing else is given" {
+	{ rec gluon mxnet 1n2g_b16_fp32 3 1 - - 100 ; rec gluon mxnet 1n2g_b16_fp32 3 2 - - 64 ; rec gluon mxnet 1n2g_b16_fp32 3 3 - - 32 ; } > "$BATS_TEST_TMPDIR/g"
+	run -0 window -s 1 -n 2 "$BATS_TEST_TMPDIR/g"
+	[ "$output" = "$(printf 'gluon\t1n2g_b16_fp32\t3\t42.67')" ]
+}
+
+@test "a window with neither timestamps, step times nor rates is an error" {
+	{ rec x bench 1n1g_b16_fp32 1 1 - - - ; rec x bench 1n1g_b16_fp32 1 2 - - - ; } > "$BATS_TEST_TMPDIR/x"
+	run -1 --separate-stderr window -s 1 -n 1 "$BATS_TEST_TMPDIR/x"
+	[ "$stderr" = "window: x/1n1g_b16_fp32/1: iteration 2 has no timestamp, 2 no step_s, 2 no samples_per_s" ]
+}
+
+@test "the rate method needs a rate on every record of the window" {
+	{ rec x bench 1n1g_b16_fp32 1 1 - 1 5 ; rec x bench 1n1g_b16_fp32 1 2 - 1 - ; } > "$BATS_TEST_TMPDIR/x"
+	run -1 --separate-stderr window -m rate -s 0 -n 2 "$BATS_TEST_TMPDIR/x"
+	[ "$stderr" = "window: x/1n1g_b16_fp32/1: no samples_per_s for iteration 2" ]
+}
+
+@test "a zero duration between stamps is an error" {
+	{ rec x bench 1n1g_b16_fp32 1 1 5.0 - - ; rec x bench 1n1g_b16_fp32 1 2 5.000000 - - ; } > "$BATS_TEST_TMPDIR/x"
+	run -1 --separate-stderr window -s 1 -n 1 "$BATS_TEST_TMPDIR/x"
+	[ "$stderr" = "window: x/1n1g_b16_fp32/1: iterations 2-2 took 0 s" ]
+}
+
+@test "stamps going backwards are an error" {
+	{ rec x bench 1n1g_b16_fp32 1 1 6.5 - - ; rec x bench 1n1g_b16_fp32 1 2 5.5 - - ; } > "$BATS_TEST_TMPDIR/x"
+	run -1 --separate-stderr window -s 1 -n 1 "$BATS_TEST_TMPDIR/x"
+	[ "$stderr" = "window: x/1n1g_b16_fp32/1: iterations 2-2 took -1 s" ]
+}
+
+@test "several runs in one stream and over several files, one line each, in order" {
+	{ rec a bench 1n1g_b16_fp32 1 1 - 0.5 - ; rec a bench 1n1g_b16_fp32 2 1 - 0.25 - ; } > "$BATS_TEST_TMPDIR/1"
+	rec a bench 1n2g_b16_fp32 1 1 - 0.5 - > "$BATS_TEST_TMPDIR/2"
+	run -0 window -s 0 -n 1 "$BATS_TEST_TMPDIR/1" - < "$BATS_TEST_TMPDIR/2"
+	[ "$output" = "$(printf 'a\t1n1g_b16_fp32\t1\t32.00\na\t1n1g_b16_fp32\t2\t64.00\na\t1n2g_b16_fp32\t1\t64.00')" ]
+}
+
+@test "each run takes its format's default window (bench: skip 20, count 100)" {
+	for i in $(seq 1 120); do rec bench bench 1n1g_b16_fp32 7 "$i" - 0.5 - ; done > "$BATS_TEST_TMPDIR/b"
+	run -0 window "$BATS_TEST_TMPDIR/b"
+	[ "$output" = "$(printf 'bench\t1n1g_b16_fp32\t7\t32.00')" ]
+	head -n 119 "$BATS_TEST_TMPDIR/b" > "$BATS_TEST_TMPDIR/c"
+	run -1 --separate-stderr window "$BATS_TEST_TMPDIR/c"
+	[ "$stderr" = "window: bench/1n1g_b16_fp32/7: 119 iterations, need 120" ]
+}
+
+@test "a gap outside the window does not matter, one inside does" {
+	{ rec a bench 1n1g_b16_fp32 1 1 - 0.5 - ; rec a bench 1n1g_b16_fp32 1 3 - 0.5 - ; rec a bench 1n1g_b16_fp32 1 4 - 0.5 - ; } > "$BATS_TEST_TMPDIR/g"
+	run -0 window -s 2 -n 2 "$BATS_TEST_TMPDIR/g"
+	[ "$output" = "$(printf 'a\t1n1g_b16_fp32\t1\t32.00')" ]
+	run -1 --separate-stderr window -s 1 -n 3 "$BATS_TEST_TMPDIR/g"
+	[ "$stderr" = "window: a/1n1g_b16_fp32/1: iteration 2 missing" ]
+}
+
+@test "a run met again after another run is a duplicate, named by file and line" {
+	{ rec a bench 1n1g_b16_fp32 1 1 - 0.5 - ; rec a bench 1n1g_b16_fp32 2 1 - 0.5 - ; rec a bench 1n1g_b16_fp32 1 2 - 0.5 - ; } > "$BATS_TEST_TMPDIR/d"
+	run -1 --separate-stderr window -s 0 -n 1 "$BATS_TEST_TMPDIR/d"
+	[ "$output" = "$(printf 'a\t1n1g_b16_fp32\t1\t32.00\na\t1n1g_b16_fp32\t2\t32.00')" ]
+	[ "$stderr" = "window: $BATS_TEST_TMPDIR/d:3: duplicate run a/1n1g_b16_fp32/1" ]
+}
+
+@test "iterations must increase within a run (grep-iters groups ranks)" {
+	run -1 --separate-stderr window "$F/dlperf/ngc-mxnet.tsv"
+	[ "$stderr" = "window: $F/dlperf/ngc-mxnet.tsv:2: iteration 1 after 1" ]
+}
+
+# ---- malformed records -------------------------------------------------------
+
+@test "a record with the wrong number of fields is an error" {
+	run -1 --separate-stderr window <<<$'a\tbench\t1n1g_b16_fp32\t1\t1\t-\t0.5\t-'
+	[ "$stderr" = "window: <stdin>:1: 8 fields, expected 9" ]
+}
+
+@test "an unknown format is an error" {
+	run -1 --separate-stderr window < <(rec a caffe 1n1g_b16_fp32 1 1 - 0.5 -)
+	[ "$stderr" = "window: <stdin>:1: unknown format 'caffe'" ]
+}
+
+@test "a bad key is an error" {
+	run -1 --separate-stderr window < <(rec a bench 1n1g_b16 1 1 - 0.5 -)
+	[ "$stderr" = "window: <stdin>:1: key '1n1g_b16' is not <N>n<G>g_b<B>_<prec>" ]
+}
+
+@test "a bad run is an error" {
+	run -1 --separate-stderr window < <(rec a bench 1n1g_b16_fp32 -1 1 - 0.5 -)
+	[ "$stderr" = "window: <stdin>:1: run '-1' is not a non-negative integer" ]
+}
+
+@test "iteration 0 is an error" {
+	run -1 --separate-stderr window < <(rec a bench 1n1g_b16_fp32 1 0 - 0.5 -)
+	[ "$stderr" = "window: <stdin>:1: iter '0' is not a positive integer" ]
+}
+
+@test "a bad timestamp is an error" {
+	run -1 --separate-stderr window < <(rec a bench 1n1g_b16_fp32 1 1 12:00:01 0.5 -)
+	[ "$stderr" = "window: <stdin>:1: timestamp_s '12:00:01' is not a number" ]
+}
+
+@test "a step time that does not parse is an error (Time x.yz)" {
+	run -1 --separate-stderr window < <(rec a pytorch 1n1g_b16_fp32 1 1 - x.yz -)
+	[ "$stderr" = "window: <stdin>:1: step_s 'x.yz' is not a number" ]
+}
+
+@test "a zero step time is an error, also outside the window" {
+	run -1 --separate-stderr window < <(rec a pytorch 1n1g_b16_fp32 1 1 - 0.000 -)
+	[ "$stderr" = "window: <stdin>:1: step_s '0.000' is not positive" ]
+}
+
+@test "a negative rate is an error" {
+	run -1 --separate-stderr window < <(rec a pytorch 1n1g_b16_fp32 1 1 - - -3.5)
+	[ "$stderr" = "window: <stdin>:1: samples_per_s '-3.5' is not positive" ]
+}
+
+@test "a NaN step time is an error" {
+	run -1 --separate-stderr window < <(rec a pytorch 1n1g_b16_fp32 1 1 - nan -)
+	[ "$stderr" = "window: <stdin>:1: step_s 'nan' is not a number" ]
+}
+
+@test "empty input gives empty output" {
+	run -0 --separate-stderr window /dev/null
+	[ -z "$output" ]
+	[ -z "$stderr" ]
+}
+
+# ---- usage -------------------------------------------------------------------
+
+@test "an unknown flag is a usage error" {
+	run -2 --separate-stderr window -x
+	[ -z "$output" ]
+	[ "$stderr" = "usage: window [-c dlperf] [-s skip] [-n count] [-m time|rate] [file ...]" ]
+}
+
+@test "-s must be an integer" {
+	run -2 --separate-stderr window -s 2x
+	[ "$stderr" = "window: -s: '2x' is not an integer" ]
+}
+
+@test "-n must be at least 1" {
+	run -2 --separate-stderr window -n 0
+	[ "$stderr" = "window: -n: '0' is out of range 1..1000000000" ]
+}
+
+@test "-m takes time or rate" {
+	run -2 --separate-stderr window -m fast
+	[ "$stderr" = "window: -m: 'fast' is not time or rate" ]
+}
+
+@test "-c takes only dlperf" {
+	run -2 --separate-stderr window -c ours
+	[ "$stderr" = "window: -c: 'ours' is not dlperf" ]
+}
+
+@test "a missing file is an error" {
+	run -1 --separate-stderr window "$BATS_TEST_TMPDIR/none"
+	[ "$stderr" = "window: $BATS_TEST_TMPDIR/none: No such file or directory" ]
+}
