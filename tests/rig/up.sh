@@ -76,9 +76,6 @@ for i in $(seq 1 "$k"); do
 	echo "$net.$i slots=$slots" >>"$dir/hosts"
 done
 
-# A fresh bridge forwards only after its ports leave the listening state
-# (forward_delay); with STP off that is immediate, but wait until every
-# host answers ARP-level reachability from here before handing it over.
 cat >"$dir/env" <<ENV
 export DLBENCH_RIG_MAP='$dir/map'
 export OMPI_MCA_plm_rsh_agent='$here/agent'

@@ -1,0 +1,355 @@
+#!/usr/bin/env bats
+# launch: the header, placeholders and environment, the three ways of
+# starting a job (directly, mpirun, srun), exit statuses, the timeout and
+# the clean-up, host-file checks. Many hosts: tests/multinode.bats.
+
+load helper
+bats_require_minimum_version 1.5.0
+
+F="$FIXTURES/launch"
+STAMP='[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z'
+
+# Put the fake mpirun / srun (prints its argv) first on PATH.
+fake() {
+	mkdir -p "$BATS_TEST_TMPDIR/fake"
+	for name in "$@"; do
+		ln -sf "$F/fake" "$BATS_TEST_TMPDIR/fake/$name"
+	done
+	export PATH="$BATS_TEST_TMPDIR/fake:$PATH"
+}
+
+# Every pid listed in the file must be gone.
+all_gone() {
+	local pid
+	[ -s "$1" ]
+	while read -r pid; do
+		if kill -0 "$pid" 2>/dev/null; then
+			echo "process $pid is still running: $(ps -o args= -p "$pid")"
+			return 1
+		fi
+	done <"$1"
+}
+
+@test "the header names key, hosts, start time and command, then the command's output" {
+	run --separate-stderr launch 1n1g_b16_fp32 -- echo hello
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "" ]
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[0]}" =~ ^"# launch key=1n1g_b16_fp32 hosts=localhost:1 start="$STAMP" command=echo hello"$ ]]
+	[ "${lines[1]}" = "hello" ]
+}
+
+@test "the start time is the current UTC time" {
+	before=$(date -u +%s)
+	run --separate-stderr launch 1n1g_b8_fp32 -- true
+	after=$(date -u +%s)
+	[ "$status" -eq 0 ]
+	start=${lines[0]#*start=}
+	start=$(date -u -d "${start%% *}" +%s)
+	[ "$start" -ge "$before" ] && [ "$start" -le "$after" ]
+}
+
+@test "placeholders are substituted in every word, unknown braces stay" {
+	run --separate-stderr launch 1n1g_b64_amp -- echo {batch} {precision} {nodes} {gpus} {key} \
+		--bs={batch}x{batch} '{other}' '{batch'
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "64 amp 1 1 1n1g_b64_amp --bs=64x64 {other} {batch" ]
+	[[ "${lines[0]}" == *" command=echo 64 amp 1 1 1n1g_b64_amp --bs=64x64 '{other}' '{batch'" ]]
+}
+
+@test "the header quotes the command line the way sh reads it back" {
+	run --separate-stderr launch 1n1g_b1_fp32 -- printf '%s|' "a b" "it's" "" 'x$y' plain-1.0/a:b,c=d
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *" command=printf '%s|' 'a b' 'it'\\''s' '' 'x\$y' plain-1.0/a:b,c=d" ]]
+	cmd=${lines[0]#* command=}
+	eval "set -- $cmd"
+	[ "$#" -eq 7 ] && [ "$3" = "a b" ] && [ "$4" = "it's" ] && [ "$5" = "" ] && [ "$6" = 'x$y' ]
+}
+
+@test "the configuration is exported to the command" {
+	run --separate-stderr launch 1n1g_b32_bf16 -- sh -c 'env | grep ^DLBENCH_ | sort'
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "DLBENCH_BATCH=32" ]
+	[ "${lines[2]}" = "DLBENCH_GPUS=1" ]
+	[ "${lines[3]}" = "DLBENCH_KEY=1n1g_b32_bf16" ]
+	[ "${lines[4]}" = "DLBENCH_NODES=1" ]
+	[ "${lines[5]}" = "DLBENCH_PRECISION=bf16" ]
+	[ "${lines[6]}" = "DLBENCH_WORLD=1" ]
+	[ "${#lines[@]}" -eq 7 ]
+}
+
+@test "1n1g runs the command itself, not mpirun" {
+	fake mpirun
+	run --separate-stderr launch 1n1g_b16_fp32 -- sh -c 'cat /proc/$PPID/comm; echo ${OMPI_COMM_WORLD_SIZE:-none}'
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "launch" ]
+	[ "${lines[2]}" = "none" ]
+}
+
+@test "1n2g runs two ranks under mpirun, output after the header" {
+	run --separate-stderr launch 1n2g_b16_fp32 -- sh -c 'echo rank $OMPI_COMM_WORLD_RANK of $OMPI_COMM_WORLD_SIZE $DLBENCH_WORLD'
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" =~ ^"# launch key=1n2g_b16_fp32 hosts=localhost:2 start="$STAMP" command=sh -c 'echo rank "\$"OMPI_COMM_WORLD_RANK of "\$"OMPI_COMM_WORLD_SIZE "\$"DLBENCH_WORLD'"$ ]]
+	[ "$(printf '%s\n' "${lines[@]:1}" | sort)" = "$(printf 'rank 0 of 2 2\nrank 1 of 2 2')" ]
+}
+
+@test "1n4g runs four ranks on two cores without oversubscription flags" {
+	run --separate-stderr launch 1n4g_b16_fp32 -- sh -c 'echo $OMPI_COMM_WORLD_RANK'
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "${lines[@]:1}" | sort)" = "$(printf '0\n1\n2\n3')" ]
+}
+
+@test "mpirun gets G ranks per host, no binding, and the environment to forward" {
+	fake mpirun
+	run --separate-stderr env -i PATH="$PATH" HOME="$HOME" NCCL_DEBUG=INFO NCCL_SOCKET_IFNAME=eth0 \
+		OMP_NUM_THREADS=3 OMPI_MCA_btl=self,tcp launch 1n2g_b16_fp32 -- bench --batch {batch}
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "" ]
+	expected='mpirun
+-np
+2
+--host
+localhost:2
+--map-by
+ppr:2:node
+--bind-to
+none
+-x
+DLBENCH_BATCH
+-x
+DLBENCH_GPUS
+-x
+DLBENCH_KEY
+-x
+DLBENCH_NODES
+-x
+DLBENCH_PRECISION
+-x
+DLBENCH_WORLD
+-x
+NCCL_DEBUG
+-x
+NCCL_SOCKET_IFNAME
+-x
+OMP_NUM_THREADS
+-x
+PATH
+bench
+--batch
+16'
+	[ "$(printf '%s\n' "${lines[@]:1}")" = "$expected" ]
+}
+
+@test "with a host file, mpirun gets the first N hosts with G slots each" {
+	fake mpirun
+	run --separate-stderr launch -H "$F/hosts-ok.txt" 2n2g_b16_fp32 -- true
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" =~ ^"# launch key=2n2g_b16_fp32 hosts=127.0.0.1:2,127.0.0.2:2 start="$STAMP" command=true"$ ]]
+	[ "${lines[1]} ${lines[2]} ${lines[3]} ${lines[4]} ${lines[5]}" = "mpirun -np 4 --host 127.0.0.1:2,127.0.0.2:2" ]
+	[ "${lines[6]} ${lines[7]}" = "--map-by ppr:2:node" ]
+	[ "${lines[-1]}" = "true" ]
+}
+
+@test "a host named twice adds its slots; a host without slots is taken as it is" {
+	fake mpirun
+	run --separate-stderr launch -H "$F/hosts-repeat.txt" 2n2g_b16_fp32 -- true
+	[ "$status" -eq 0 ]
+	[ "${lines[5]}" = "127.0.0.1:2,127.0.0.2:2" ]
+}
+
+@test "1n1g with a host file runs on the first host through mpirun" {
+	fake mpirun
+	run --separate-stderr launch -H "$F/hosts-ok.txt" 1n1g_b16_fp32 -- true
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "# launch key=1n1g_b16_fp32 hosts=127.0.0.1:1 "* ]]
+	[ "${lines[1]} ${lines[2]} ${lines[3]} ${lines[4]} ${lines[5]}" = "mpirun -np 1 --host 127.0.0.1:1" ]
+}
+
+@test "a host file with too few hosts is refused before anything starts" {
+	run --separate-stderr launch -H "$F/hosts-one.txt" 2n2g_b16_fp32 -- touch "$BATS_TEST_TMPDIR/ran"
+	[ "$status" -eq 1 ]
+	[ "$output" = "" ]
+	[ "$stderr" = "launch: $F/hosts-one.txt: 1 host, need 2 for 2n2g_b16_fp32" ]
+	[ ! -e "$BATS_TEST_TMPDIR/ran" ]
+	run --separate-stderr launch -H "$F/hosts-empty.txt" 1n1g_b16_fp32 -- true
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "launch: $F/hosts-empty.txt: 0 hosts, need 1 for 1n1g_b16_fp32" ]
+}
+
+@test "hosts with too few slots are each named" {
+	run --separate-stderr launch -H "$F/hosts-few-slots.txt" 3n2g_b16_fp32 -- true
+	[ "$status" -eq 1 ]
+	[ "$output" = "" ]
+	[ "$stderr" = "launch: $F/hosts-few-slots.txt: 127.0.0.1: 1 slot, need 2 for 3n2g_b16_fp32
+launch: $F/hosts-few-slots.txt: 127.0.0.3: 1 slot, need 2 for 3n2g_b16_fp32" ]
+}
+
+@test "a malformed host file names the file and line" {
+	run --separate-stderr launch -H "$F/hosts-bad-count.txt" 2n1g_b16_fp32 -- true
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "launch: $F/hosts-bad-count.txt:2: slots: 'two' is not a count 1..1000000" ]
+	run --separate-stderr launch -H "$F/hosts-bad-setting.txt" 2n1g_b16_fp32 -- true
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "launch: $F/hosts-bad-setting.txt:2: 'gpus': unknown setting" ]
+	run --separate-stderr launch -H "$BATS_TEST_TMPDIR/none.txt" 2n1g_b16_fp32 -- true
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "launch: $BATS_TEST_TMPDIR/none.txt: No such file or directory" ]
+}
+
+@test "more than one node without a host file or Slurm is an error" {
+	run --separate-stderr launch 2n1g_b16_fp32 -- true
+	[ "$status" -eq 1 ]
+	[ "$output" = "" ]
+	[ "$stderr" = "launch: 2n1g_b16_fp32: 2 nodes need a host file (-H) or a Slurm allocation" ]
+}
+
+@test "inside Slurm the job is started by srun with the same placement" {
+	fake srun mpirun
+	export SLURM_JOB_ID=4242 SLURM_JOB_NUM_NODES=2 SLURM_JOB_NODELIST='gpu[01-02]'
+	run --separate-stderr launch 2n4g_b128_fp32 -- bench --batch {batch}
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" =~ ^"# launch key=2n4g_b128_fp32 hosts=slurm:gpu[01-02] start="$STAMP" command=bench --batch 128"$ ]]
+	[ "$(printf '%s\n' "${lines[@]:1}")" = "srun
+--nodes=2
+--ntasks=8
+--ntasks-per-node=4
+--cpu-bind=none
+--kill-on-bad-exit=1
+bench
+--batch
+128" ]
+}
+
+@test "inside Slurm a host file picks the nodes" {
+	fake srun
+	export SLURM_JOB_ID=4242
+	run --separate-stderr launch -H "$F/hosts-ok.txt" 2n2g_b16_fp32 -- true
+	[ "$status" -eq 0 ]
+	[ "${lines[5]}" = "--nodelist=127.0.0.1,127.0.0.2" ]
+}
+
+@test "inside Slurm an allocation with too few nodes is refused" {
+	fake srun
+	export SLURM_JOB_ID=4242 SLURM_JOB_NUM_NODES=1
+	run --separate-stderr launch 2n1g_b16_fp32 -- true
+	[ "$status" -eq 1 ]
+	[ "$output" = "" ]
+	[ "$stderr" = "launch: Slurm job 4242: 1 node, need 2 for 2n1g_b16_fp32" ]
+}
+
+@test "inside Slurm 1n1g runs the command itself" {
+	fake srun
+	export SLURM_JOB_ID=4242 SLURM_JOB_NUM_NODES=1
+	run --separate-stderr launch 1n1g_b16_fp32 -- echo direct
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "direct" ]
+}
+
+@test "the command's exit status is launch's, with a message" {
+	run --separate-stderr launch 1n1g_b16_fp32 -- sh -c 'exit 3'
+	[ "$status" -eq 3 ]
+	[ "$stderr" = "launch: 1n1g_b16_fp32: failed with exit status 3" ]
+}
+
+@test "a command killed by a signal exits 128+n and names the signal" {
+	run --separate-stderr launch 1n1g_b16_fp32 -- sh -c 'kill -KILL $$'
+	[ "$status" -eq 137 ]
+	[ "$stderr" = "launch: 1n1g_b16_fp32: killed by signal 9 (Killed)" ]
+}
+
+@test "one failed rank fails the run" {
+	run --separate-stderr launch 1n2g_b16_fp32 -- sh -c '[ $OMPI_COMM_WORLD_RANK = 1 ] && exit 5; sleep 2'
+	[ "$status" -eq 5 ]
+	[ "${stderr##*$'\n'}" = "launch: 1n2g_b16_fp32: failed with exit status 5" ]
+}
+
+@test "a command that cannot be run exits 127" {
+	run -127 --separate-stderr launch 1n1g_b16_fp32 -- no-such-command-here
+	[ "$stderr" = "launch: no-such-command-here: No such file or directory" ]
+}
+
+@test "at the timeout the whole process group is killed" {
+	pids="$BATS_TEST_TMPDIR/pids"
+	run --separate-stderr launch -t 1 1n1g_b16_fp32 -- \
+		sh -c 'echo $$ >>"$0"; sleep 300 & echo $! >>"$0"; sleep 300 & echo $! >>"$0"; wait' "$pids"
+	[ "$status" -eq 124 ]
+	[ "$stderr" = "launch: 1n1g_b16_fp32: timed out after 1 s" ]
+	[ "$(wc -l <"$pids")" -eq 3 ]
+	all_gone "$pids"
+}
+
+@test "at the timeout every rank of mpirun is killed" {
+	pids="$BATS_TEST_TMPDIR/pids"
+	run --separate-stderr launch -t 2 1n2g_b16_fp32 -- sh -c 'echo $$ >>"$0"; exec sleep 300' "$pids"
+	[ "$status" -eq 124 ]
+	[ "${stderr%%$'\n'*}" = "launch: 1n2g_b16_fp32: timed out after 2 s" ]
+	[ "$(wc -l <"$pids")" -eq 2 ]
+	all_gone "$pids"
+}
+
+@test "a job that ignores SIGTERM is killed after the grace period" {
+	pids="$BATS_TEST_TMPDIR/pids"
+	run --separate-stderr launch -t 1 1n1g_b16_fp32 -- \
+		sh -c 'trap "" TERM; echo $$ >>"$0"; while :; do sleep 0.2; done' "$pids"
+	[ "$status" -eq 124 ]
+	all_gone "$pids"
+}
+
+@test "processes the command leaves behind, even in a new session, do not outlive launch" {
+	pids="$BATS_TEST_TMPDIR/pids"
+	run --separate-stderr launch 1n1g_b16_fp32 -- \
+		sh -c 'setsid sh -c "echo \$\$ >>$0; exec sleep 300" & sleep 0.5; exit 0' "$pids"
+	[ "$status" -eq 0 ]
+	[ "$(wc -l <"$pids")" -eq 1 ]
+	all_gone "$pids"
+}
+
+@test "SIGTERM to launch stops the job and exits 143" {
+	pids="$BATS_TEST_TMPDIR/pids"
+	launch 1n2g_b16_fp32 -- sh -c 'echo $$ >>"$0"; exec sleep 300' "$pids" \
+		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+	lp=$!
+	for _ in $(seq 50); do
+		[ -f "$pids" ] && [ "$(wc -l <"$pids")" = 2 ] && break
+		sleep 0.1
+	done
+	kill -TERM "$lp"
+	status=0
+	wait "$lp" || status=$?
+	[ "$status" -eq 143 ]
+	[ "$(head -1 "$BATS_TEST_TMPDIR/err")" = "launch: 1n2g_b16_fp32: interrupted by signal 15 (Terminated)" ]
+	all_gone "$pids"
+}
+
+@test "a full stdout is an error before the command runs" {
+	run --separate-stderr bash -c 'launch 1n1g_b16_fp32 -- touch "$0" >/dev/full' "$BATS_TEST_TMPDIR/ran"
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "launch: <stdout>: write error: No space left on device" ]
+	[ ! -e "$BATS_TEST_TMPDIR/ran" ]
+}
+
+@test "usage errors exit 2" {
+	run --separate-stderr launch
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "usage: launch [-t timeout] [-H hostfile] key -- command ..." ]
+	run --separate-stderr launch 1n1g_b16_fp32 true
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "usage: launch [-t timeout] [-H hostfile] key -- command ..." ]
+	run --separate-stderr launch 1n1g_b16_fp32 --
+	[ "$status" -eq 2 ]
+	run --separate-stderr launch -x 1n1g_b16_fp32 -- true
+	[ "$status" -eq 2 ]
+	[ "${stderr##*$'\n'}" = "usage: launch [-t timeout] [-H hostfile] key -- command ..." ]
+	run --separate-stderr launch 1n1g_b16_fp33 -- true
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "launch: '1n1g_b16_fp33' is not a key <N>n<G>g_b<B>_<precision>" ]
+	run --separate-stderr launch -t 1.5 1n1g_b16_fp32 -- true
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "launch: -t: '1.5' is not an integer" ]
+	run --separate-stderr launch -t 604801 1n1g_b16_fp32 -- true
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "launch: -t: '604801' is out of range 0..604800" ]
+	run --separate-stderr launch 2000n1000g_b16_fp32 -- true
+	[ "$status" -eq 2 ]
+	[ "$stderr" = "launch: 2000n1000g_b16_fp32: 2000 × 1000 ranks, at most 1000000" ]
+}
