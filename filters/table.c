@@ -1,0 +1,338 @@
+/*
+ * table — speedup records as markdown tables or DLPerf's result JSON.
+ *
+ * Reads speedup records (framework, key, median, mean, min, max, n, speedup).
+ * Numbers are R2n of the input and printed %.2f, integers bare, cells not
+ * padded; rows in ladder order (devices, then nodes); tables in the order
+ * their first record was met, separated by one empty line.
+ *
+ * -s scaling (default): per (framework, batch, precision)
+ *
+ *     ## <framework display name> b<batch> <precision>
+ *
+ *     | node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread |
+ *     | --- | --- | --- | --- | --- | --- | --- |
+ *     | 1 | 1 | 128 | 354.44 | 1.00 | 5 | 0.28% |
+ *
+ *   samples/s = median; spread = (max - min) / median as a percent, %.1f.
+ *   -p published.tsv adds a last column `published`: the samples/s of that
+ *   framework and key in the file (framework, key, samples_per_s, speedup;
+ *   lines starting with # skipped), %.2f, or - when it has none.
+ *
+ * -s compare: per (batch, precision), `## b<batch> <precision>`, then
+ *   | node num | device num | <framework> ... | with one column per framework
+ *   in seed order (OneFlow, TensorFlow, PyTorch, MXNet, Paddle, others), the
+ *   median in each cell, - where a framework lacks the row (spec §4.4).
+ *
+ * -s json: DLPerf's result JSON (spec §4.1) on one line without newline,
+ *   model "r50", cases in ladder order (DLPerf's was listing order), floats
+ *   in shortest round-trip form; the input must hold one framework, batch
+ *   and precision.
+ */
+#include "formats.h"
+#include "lib.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct row {
+	char *framework;
+	char keytext[KEY_MAX];
+	struct key key;
+	double median, mean, min, max, speedup;
+	long n;
+};
+
+struct published {
+	char *framework;
+	char keytext[KEY_MAX];
+	double speed;
+};
+
+static struct row *rows;
+static size_t nrows, caprows;
+static struct published *pubs;
+static size_t npubs, cappubs;
+
+static void *grow(void *p, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? 2 * *cap : 16;
+	if (!(p = realloc(p, *cap * size)))
+		die("out of memory");
+	return p;
+}
+
+static void read_row(struct input *in)
+{
+	struct row r;
+
+	record_expect(in, 8);
+	if (in->f[0][0] == '\0')
+		record_die(in, "empty framework");
+	if (key_parse(in->f[1], &r.key) != 0)
+		record_die(in, "key '%s' is not <N>n<G>g_b<B>_<prec>", in->f[1]);
+	key_format(&r.key, r.keytext, sizeof r.keytext);
+	r.median = r2n(record_num(in, 2, "median", 1));
+	r.mean = r2n(record_num(in, 3, "mean", 1));
+	r.min = r2n(record_num(in, 4, "min", 1));
+	r.max = r2n(record_num(in, 5, "max", 1));
+	if (parse_long(in->f[6], 1, 1000000000, &r.n) != 0)
+		record_die(in, "n '%s' is not a positive integer", in->f[6]);
+	r.speedup = r2n(record_num(in, 7, "speedup", 1));
+	for (size_t i = 0; i < nrows; i++)
+		if (strcmp(rows[i].framework, in->f[0]) == 0 && strcmp(rows[i].keytext, r.keytext) == 0)
+			record_die(in, "duplicate configuration %s %s", in->f[0], r.keytext);
+	if (!(r.framework = strdup(in->f[0])))
+		die("out of memory");
+	rows = grow(rows, &caprows, nrows, sizeof *rows);
+	rows[nrows++] = r;
+}
+
+static void read_published(const char *path)
+{
+	struct input in;
+	struct published p;
+	struct key k;
+
+	input_open(&in, path);
+	while (input_record(&in)) {
+		if (in.f[0][0] == '#')
+			continue;
+		record_expect(&in, 4);
+		if (key_parse(in.f[1], &k) != 0)
+			record_die(&in, "key '%s' is not <N>n<G>g_b<B>_<prec>", in.f[1]);
+		key_format(&k, p.keytext, sizeof p.keytext);
+		p.speed = r2n(record_num(&in, 2, "samples_per_s", 1));
+		if (strcmp(in.f[3], "-") != 0)
+			record_num(&in, 3, "speedup", 1);
+		for (size_t i = 0; i < npubs; i++)
+			if (strcmp(pubs[i].framework, in.f[0]) == 0 &&
+			    strcmp(pubs[i].keytext, p.keytext) == 0)
+				record_die(&in, "duplicate configuration %s %s", in.f[0], p.keytext);
+		if (!(p.framework = strdup(in.f[0])))
+			die("out of memory");
+		pubs = grow(pubs, &cappubs, npubs, sizeof *pubs);
+		pubs[npubs++] = p;
+	}
+	input_close(&in);
+}
+
+static const struct published *published_of(const struct row *r)
+{
+	for (size_t i = 0; i < npubs; i++)
+		if (strcmp(pubs[i].framework, r->framework) == 0 &&
+		    strcmp(pubs[i].keytext, r->keytext) == 0)
+			return &pubs[i];
+	return NULL;
+}
+
+/* ---- grouping --------------------------------------------------------- */
+
+static int same_setting(const struct row *a, const struct row *b)
+{
+	return a->key.batch == b->key.batch && strcmp(a->key.prec, b->key.prec) == 0;
+}
+
+static int same_group(const struct row *a, const struct row *b, int by_framework)
+{
+	return same_setting(a, b) && (!by_framework || strcmp(a->framework, b->framework) == 0);
+}
+
+/* The rows of the group of rows[first], in ladder order; returns the count. */
+static size_t group(size_t first, int by_framework, const struct row **out)
+{
+	size_t n = 0;
+
+	for (size_t i = first; i < nrows; i++) {
+		if (!same_group(&rows[first], &rows[i], by_framework))
+			continue;
+		size_t j = n++;
+		while (j > 0 && key_ladder_cmp(&rows[i].key, &out[j - 1]->key) < 0) {
+			out[j] = out[j - 1];
+			j--;
+		}
+		out[j] = &rows[i];
+	}
+	return n;
+}
+
+/* Whether rows[i] opens its group (no earlier row belongs to it). */
+static int opens_group(size_t i, int by_framework)
+{
+	for (size_t j = 0; j < i; j++)
+		if (same_group(&rows[j], &rows[i], by_framework))
+			return 0;
+	return 1;
+}
+
+/* ---- outputs ---------------------------------------------------------- */
+
+static void scaling(int with_published)
+{
+	const struct row **g = malloc((nrows ? nrows : 1) * sizeof *g);
+	int first = 1;
+
+	if (!g)
+		die("out of memory");
+	for (size_t i = 0; i < nrows; i++) {
+		if (!opens_group(i, 1))
+			continue;
+		size_t n = group(i, 1, g);
+		printf("%s## %s b%ld %s\n\n", first ? "" : "\n", framework_display(rows[i].framework),
+		       rows[i].key.batch, rows[i].key.prec);
+		first = 0;
+		printf("| node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup "
+		       "| n | spread |%s\n",
+		       with_published ? " published |" : "");
+		printf("| --- | --- | --- | --- | --- | --- | --- |%s\n", with_published ? " --- |" : "");
+		for (size_t j = 0; j < n; j++) {
+			const struct row *r = g[j];
+			printf("| %ld | %ld | %ld | %.2f | %.2f | %ld | %.1f%% |", r->key.nodes,
+			       r->key.gpus, r->key.batch, r->median, r->speedup, r->n,
+			       (r->max - r->min) / r->median * 100);
+			if (with_published) {
+				const struct published *p = published_of(r);
+				if (p)
+					printf(" %.2f |", p->speed);
+				else
+					printf(" - |");
+			}
+			putchar('\n');
+		}
+	}
+	free(g);
+}
+
+static int cmp_framework(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	int rx = framework_rank(x), ry = framework_rank(y);
+
+	return rx != ry ? (rx < ry ? -1 : 1) : strcmp(x, y);
+}
+
+static void compare(void)
+{
+	const struct row **g = malloc((nrows ? nrows : 1) * sizeof *g);
+	const char **fw = malloc((nrows ? nrows : 1) * sizeof *fw);
+	int first = 1;
+
+	if (!g || !fw)
+		die("out of memory");
+	for (size_t i = 0; i < nrows; i++) {
+		if (!opens_group(i, 0))
+			continue;
+		size_t n = group(i, 0, g), nfw = 0;
+		for (size_t j = 0; j < n; j++) {
+			size_t k = 0;
+			while (k < nfw && strcmp(fw[k], g[j]->framework) != 0)
+				k++;
+			if (k == nfw)
+				fw[nfw++] = g[j]->framework;
+		}
+		qsort(fw, nfw, sizeof *fw, cmp_framework);
+
+		printf("%s## b%ld %s\n\n", first ? "" : "\n", rows[i].key.batch, rows[i].key.prec);
+		first = 0;
+		printf("| node num | device num |");
+		for (size_t k = 0; k < nfw; k++)
+			printf(" %s |", framework_display(fw[k]));
+		printf("\n| --- | --- |");
+		for (size_t k = 0; k < nfw; k++)
+			printf(" --- |");
+		putchar('\n');
+		/* g is in ladder order: one table row per run of equal (N, G). */
+		for (size_t j = 0; j < n;) {
+			size_t end = j;
+			while (end < n && key_ladder_cmp(&g[end]->key, &g[j]->key) == 0 &&
+			       g[end]->key.gpus == g[j]->key.gpus)
+				end++;
+			printf("| %ld | %ld |", g[j]->key.nodes, g[j]->key.nodes * g[j]->key.gpus);
+			for (size_t k = 0; k < nfw; k++) {
+				size_t m = j;
+				while (m < end && strcmp(g[m]->framework, fw[k]) != 0)
+					m++;
+				if (m < end)
+					printf(" %.2f |", g[m]->median);
+				else
+					printf(" - |");
+			}
+			putchar('\n');
+			j = end;
+		}
+	}
+	free(g);
+	free(fw);
+}
+
+static void json(void)
+{
+	const struct row **g = malloc((nrows ? nrows : 1) * sizeof *g);
+	char a[40], m[40], s[40];
+	size_t n;
+
+	if (!g)
+		die("out of memory");
+	for (size_t i = 1; i < nrows; i++)
+		if (!same_group(&rows[0], &rows[i], 1))
+			die("-s json takes one framework, batch and precision: %s %s and %s %s",
+			    rows[0].framework, rows[0].keytext, rows[i].framework, rows[i].keytext);
+	n = nrows ? group(0, 1, g) : 0;
+	printf("{\"r50\": {");
+	for (size_t j = 0; j < n; j++) {
+		fmt_shortest(a, sizeof a, g[j]->mean);
+		fmt_shortest(m, sizeof m, g[j]->median);
+		fmt_shortest(s, sizeof s, g[j]->speedup);
+		printf("%s\"%ldn%ldg\": {\"average_speed\": %s, \"batch_size_per_device\": %ld, "
+		       "\"median_speed\": %s, \"speedup\": %s}",
+		       j ? ", " : "", g[j]->key.nodes, g[j]->key.gpus, a, g[j]->key.batch, m, s);
+	}
+	printf("}}");
+	free(g);
+}
+
+int main(int argc, char *argv[])
+{
+	struct input in;
+	const char *style = "scaling", *published = NULL;
+	int ch;
+
+	progname = "table";
+	usage_text = "table [-s scaling|compare|json] [-p published.tsv] [file ...]";
+	opterr = 0;
+	while ((ch = getopt(argc, argv, "s:p:")) != -1) {
+		switch (ch) {
+		case 's':
+			style = optarg;
+			break;
+		case 'p':
+			published = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (strcmp(style, "scaling") && strcmp(style, "compare") && strcmp(style, "json"))
+		die_usage("-s: '%s' is not scaling, compare or json", style);
+	if (published && strcmp(style, "scaling") != 0)
+		die_usage("-p: only with -s scaling");
+
+	if (published)
+		read_published(published);
+	FOREACH_INPUT(in, argc, argv)
+		while (input_record(&in))
+			read_row(&in);
+	if (strcmp(style, "scaling") == 0)
+		scaling(published != NULL);
+	else if (strcmp(style, "compare") == 0)
+		compare();
+	else
+		json();
+	finish_output();
+	return 0;
+}
