@@ -29,6 +29,7 @@ void comm_allreduce_wait_all(void);
 
 /* Small host-side collectives. */
 double comm_max(double v); /* max over ranks, result on every rank */
+double comm_sum(double v); /* sum over ranks, result on every rank */
 void comm_barrier(void);
 
 /* Exit every rank (after a message has been printed by the caller). */

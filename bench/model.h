@@ -33,7 +33,7 @@ enum { MODEL_MAX_LAYERS = 192, MODEL_MAX_TENSORS = 192 };
 
 typedef struct layer {
 	int kind;
-	char name[32];     /* torchvision module name: "layer1.0.conv1", "bn1", "fc" */
+	char name[64];     /* torchvision module name: "layer1.0.conv1", "bn1", "fc" */
 	int x, x2, y;      /* tensor indices; x2 only for L_ADD_RELU, else -1 */
 	int cin, cout;     /* channels (features for L_FC) */
 	int k, stride, pad;

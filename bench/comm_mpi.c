@@ -1,0 +1,114 @@
+/*
+ * bench/comm_mpi.c: comm.h over MPI. Started by a launcher (mpirun sets
+ * OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK), it runs MPI; started alone,
+ * it is rank 0 of 1 and never touches MPI, so one process needs no launcher.
+ * Gradient sums are MPI_Iallreduce in place; MPI_Testall at each start lets
+ * earlier buckets progress while backward computes the next.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <mpi.h>
+
+#include "comm.h"
+
+#define MPI_CHECK(call)                                                                     \
+	do {                                                                                \
+		int e_ = (call);                                                            \
+		if (e_ != MPI_SUCCESS) {                                                    \
+			char s_[MPI_MAX_ERROR_STRING];                                      \
+			int n_ = 0;                                                         \
+			MPI_Error_string(e_, s_, &n_);                                      \
+			fprintf(stderr, "bench: mpi error at %s:%d: %s\n", __FILE__, __LINE__, s_); \
+			MPI_Abort(MPI_COMM_WORLD, 1);                                       \
+		}                                                                           \
+	} while (0)
+
+static int on, rank, size = 1, local_rank, local_size = 1, nodes = 1;
+static MPI_Request reqs[COMM_MAX_PENDING];
+static int npending;
+
+void comm_init(int *argc, char ***argv)
+{
+	if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMIX_RANK"))
+		return;
+	MPI_CHECK(MPI_Init(argc, argv));
+	on = 1;
+	MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+	MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+	MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+	MPI_Comm local;
+	MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL,
+				      &local));
+	MPI_CHECK(MPI_Comm_rank(local, &local_rank));
+	MPI_CHECK(MPI_Comm_size(local, &local_size));
+	MPI_CHECK(MPI_Comm_free(&local));
+	int leader = local_rank == 0;
+	MPI_CHECK(MPI_Allreduce(&leader, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+}
+
+void comm_finalize(void)
+{
+	if (on)
+		MPI_CHECK(MPI_Finalize());
+	on = 0;
+}
+
+int comm_rank(void) { return rank; }
+int comm_size(void) { return size; }
+int comm_local_rank(void) { return local_rank; }
+int comm_local_size(void) { return local_size; }
+int comm_nodes(void) { return nodes; }
+
+void comm_allreduce_start(float *buf, size_t count)
+{
+	if (!on || size == 1)
+		return;
+	if (npending == COMM_MAX_PENDING || count > INT_MAX) {
+		fprintf(stderr, "bench: %s:%d: allreduce bucket plan too fine or too large\n",
+			__FILE__, __LINE__);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, MPI_FLOAT, MPI_SUM,
+				 MPI_COMM_WORLD, &reqs[npending++]));
+	int done;
+	MPI_CHECK(MPI_Testall(npending, reqs, &done, MPI_STATUSES_IGNORE));
+}
+
+void comm_allreduce_wait_all(void)
+{
+	if (npending)
+		MPI_CHECK(MPI_Waitall(npending, reqs, MPI_STATUSES_IGNORE));
+	npending = 0;
+}
+
+double comm_max(double v)
+{
+	double r = v;
+	if (on && size > 1)
+		MPI_CHECK(MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+	return r;
+}
+
+double comm_sum(double v)
+{
+	double r = v;
+	if (on && size > 1)
+		MPI_CHECK(MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+	return r;
+}
+
+void comm_barrier(void)
+{
+	if (on && size > 1)
+		MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+void comm_abort(int status)
+{
+	fflush(stdout);
+	if (on && size > 1)
+		MPI_Abort(MPI_COMM_WORLD, status);
+	exit(status);
+}

@@ -1,0 +1,476 @@
+/*
+ * bench/model.c: ResNet50 v1.5 as a table of layers (model.h), its
+ * initialisation, the synthetic data, and the forward and backward walks
+ * over the table through the backend's ops (backend.h). Reads and writes
+ * nothing but memory; --describe prints the table to the stream it is given.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+static void die(const char *msg)
+{
+	fprintf(stderr, "bench: %s\n", msg);
+	exit(1);
+}
+
+/* ---- random numbers ---- */
+
+void rng_seed(rng *r, uint64_t seed)
+{
+	r->s = seed;
+	r->has_spare = 0;
+	r->spare = 0.0;
+}
+
+uint64_t rng_u64(rng *r)
+{
+	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+double rng_uniform(rng *r)
+{
+	return (double)(rng_u64(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+double rng_normal(rng *r)
+{
+	if (r->has_spare) {
+		r->has_spare = 0;
+		return r->spare;
+	}
+	double u1, u2;
+	do
+		u1 = rng_uniform(r);
+	while (u1 <= 0.0);
+	u2 = rng_uniform(r);
+	double rad = sqrt(-2.0 * log(u1)), th = 2.0 * M_PI * u2;
+	r->spare = rad * sin(th);
+	r->has_spare = 1;
+	return rad * cos(th);
+}
+
+void data_sample(uint64_t seed, long i, int px, int classes, float *img, int32_t *label)
+{
+	rng r;
+	rng_seed(&r, seed * 0x2545f4914f6cdd1dULL + (uint64_t)i * 0x9e3779b97f4a7c15ULL + 1);
+	*label = (int32_t)(rng_u64(&r) % (uint64_t)classes);
+	size_t n = (size_t)3 * px * px;
+	for (size_t j = 0; j < n; j++)
+		img[j] = (float)rng_normal(&r);
+}
+
+/* ---- the table ---- */
+
+static int add_tensor(model *m, int kind, int c, int h, int w)
+{
+	if (m->ntensors == MODEL_MAX_TENSORS)
+		die("model: too many tensors");
+	tensor *t = &m->tensors[m->ntensors];
+	memset(t, 0, sizeof *t);
+	t->kind = kind;
+	t->n = m->batch;
+	t->c = c;
+	t->h = h;
+	t->w = w;
+	t->producer = -1;
+	t->last_use = -1;
+	t->alias = -1;
+	return m->ntensors++;
+}
+
+static layer *add_layer(model *m, int kind, const char *name, int x, int x2)
+{
+	if (m->nlayers == MODEL_MAX_LAYERS)
+		die("model: too many layers");
+	layer *l = &m->layers[m->nlayers];
+	memset(l, 0, sizeof *l);
+	l->kind = kind;
+	snprintf(l->name, sizeof l->name, "%s", name);
+	l->x = x;
+	l->x2 = x2;
+	l->y = -1;
+	m->tensors[x].last_use = m->nlayers;
+	if (x2 >= 0)
+		m->tensors[x2].last_use = m->nlayers;
+	m->nlayers++;
+	return l;
+}
+
+static int finish(model *m, layer *l, int y)
+{
+	l->y = y;
+	m->tensors[y].producer = (int)(l - m->layers);
+	return y;
+}
+
+static int conv(model *m, const char *name, int x, int cout, int k, int stride, int pad)
+{
+	tensor *tx = &m->tensors[x];
+	int cin = tx->c, ho = (tx->h + 2 * pad - k) / stride + 1, wo = (tx->w + 2 * pad - k) / stride + 1;
+	layer *l = add_layer(m, L_CONV, name, x, -1);
+	l->cin = cin;
+	l->cout = cout;
+	l->k = k;
+	l->stride = stride;
+	l->pad = pad;
+	l->w = m->nparams;
+	l->nw = (size_t)cout * cin * k * k;
+	m->nparams += l->nw;
+	m->flops += 2.0 * cin * cout * k * k * (double)ho * wo;
+	return finish(m, l, add_tensor(m, BK_ACT, cout, ho, wo));
+}
+
+static int bn(model *m, const char *name, int x, int relu)
+{
+	tensor *tx = &m->tensors[x];
+	int c = tx->c, h = tx->h, w = tx->w;
+	layer *l = add_layer(m, relu ? L_BN_RELU : L_BN, name, x, -1);
+	l->cin = l->cout = c;
+	l->w = m->nparams;
+	l->nw = (size_t)c;
+	l->b = l->w + (size_t)c;
+	l->nb = (size_t)c;
+	m->nparams += 2 * (size_t)c;
+	l->stats = m->nstats;
+	m->nstats += 2 * (size_t)c;
+	return finish(m, l, add_tensor(m, BK_ACT, c, h, w));
+}
+
+static int bottleneck(model *m, const char *prefix, int x, int planes, int stride)
+{
+	char name[64];
+	int in = m->tensors[x].c, y;
+	snprintf(name, sizeof name, "%s.conv1", prefix);
+	y = conv(m, name, x, planes, 1, 1, 0);
+	snprintf(name, sizeof name, "%s.bn1", prefix);
+	y = bn(m, name, y, 1);
+	snprintf(name, sizeof name, "%s.conv2", prefix);
+	y = conv(m, name, y, planes, 3, stride, 1); /* v1.5: the stride is here */
+	snprintf(name, sizeof name, "%s.bn2", prefix);
+	y = bn(m, name, y, 1);
+	snprintf(name, sizeof name, "%s.conv3", prefix);
+	y = conv(m, name, y, planes * 4, 1, 1, 0);
+	snprintf(name, sizeof name, "%s.bn3", prefix);
+	y = bn(m, name, y, 0);
+	int id = x;
+	if (stride != 1 || in != planes * 4) {
+		snprintf(name, sizeof name, "%s.downsample.0", prefix);
+		id = conv(m, name, x, planes * 4, 1, stride, 0);
+		snprintf(name, sizeof name, "%s.downsample.1", prefix);
+		id = bn(m, name, id, 0);
+	}
+	layer *l = add_layer(m, L_ADD_RELU, prefix, y, id);
+	l->cin = l->cout = planes * 4;
+	tensor *ty = &m->tensors[y];
+	int out = add_tensor(m, BK_ACT, ty->c, ty->h, ty->w);
+	m->tensors[out].alias = y; /* relu(a + b) written over a */
+	return finish(m, l, out);
+}
+
+void model_build(model *m, int batch, int image, int classes)
+{
+	memset(m, 0, sizeof *m);
+	m->batch = batch;
+	m->image = image;
+	m->classes = classes;
+	int x = m->input = add_tensor(m, BK_IMAGE, 3, image, image);
+	x = conv(m, "conv1", x, 64, 7, 2, 3);
+	x = bn(m, "bn1", x, 1);
+	{
+		tensor *t = &m->tensors[x];
+		int h = (t->h + 2 - 3) / 2 + 1, w = (t->w + 2 - 3) / 2 + 1;
+		layer *l = add_layer(m, L_MAXPOOL, "maxpool", x, -1);
+		l->cin = l->cout = t->c;
+		l->k = 3;
+		l->stride = 2;
+		l->pad = 1;
+		x = finish(m, l, add_tensor(m, BK_ACT, t->c, h, w));
+	}
+	static const int blocks[4] = {3, 4, 6, 3};
+	for (int s = 0; s < 4; s++) {
+		for (int b = 0; b < blocks[s]; b++) {
+			char prefix[24];
+			snprintf(prefix, sizeof prefix, "layer%d.%d", s + 1, b);
+			x = bottleneck(m, prefix, x, 64 << s, b == 0 && s > 0 ? 2 : 1);
+		}
+	}
+	{
+		int c = m->tensors[x].c;
+		layer *l = add_layer(m, L_AVGPOOL, "avgpool", x, -1);
+		l->cin = l->cout = c;
+		x = finish(m, l, add_tensor(m, BK_MATRIX, c, 1, 1));
+		l = add_layer(m, L_FC, "fc", x, -1);
+		l->cin = c;
+		l->cout = classes;
+		l->w = m->nparams;
+		l->nw = (size_t)classes * c;
+		l->b = l->w + l->nw;
+		l->nb = (size_t)classes;
+		m->nparams += l->nw + l->nb;
+		m->flops += 2.0 * c * classes;
+		m->logits = x = finish(m, l, add_tensor(m, BK_MATRIX, classes, 1, 1));
+	}
+}
+
+static const char *kind_name(int k)
+{
+	static const char *names[] = {"conv", "bn", "bn+relu", "maxpool", "add+relu", "avgpool",
+				      "fc"};
+	return names[k];
+}
+
+static void shape(char *buf, size_t n, const tensor *t)
+{
+	if (t->kind == BK_MATRIX)
+		snprintf(buf, n, "%d", t->c);
+	else
+		snprintf(buf, n, "%dx%dx%d", t->c, t->h, t->w);
+}
+
+void model_describe(const model *m, FILE *f)
+{
+	fprintf(f, "# resnet50 v1.5 image=%d classes=%d batch=%d\n", m->image, m->classes,
+		m->batch);
+	fprintf(f, "# layer name kind op input output params\n");
+	for (int i = 0; i < m->nlayers; i++) {
+		const layer *l = &m->layers[i];
+		char in[32], out[32], op[32] = "-";
+		shape(in, sizeof in, &m->tensors[l->x]);
+		shape(out, sizeof out, &m->tensors[l->y]);
+		if (l->kind == L_CONV || l->kind == L_MAXPOOL)
+			snprintf(op, sizeof op, "%dx%d/%d", l->k, l->k, l->stride);
+		fprintf(f, "%d %s %s %s %s %s %zu\n", i, l->name, kind_name(l->kind), op, in, out,
+			l->nw + l->nb);
+	}
+	fprintf(f, "params=%zu\n", m->nparams);
+	fprintf(f, "forward_flops_per_sample=%.0f\n", m->flops);
+	fprintf(f, "forward_gflops_per_sample=%.3f\n", m->flops * 1e-9);
+}
+
+int model_decays(const layer *l)
+{
+	return l->kind == L_CONV || l->kind == L_FC;
+}
+
+void model_init_params(const model *m, float *params, float *stats, uint64_t seed)
+{
+	rng r;
+	rng_seed(&r, seed);
+	for (int i = 0; i < m->nlayers; i++) {
+		const layer *l = &m->layers[i];
+		float *w = params + l->w, *b = params + l->b;
+		if (l->kind == L_CONV) {
+			/* kaiming_normal_(mode="fan_out", nonlinearity="relu") */
+			double sd = sqrt(2.0 / ((double)l->cout * l->k * l->k));
+			for (size_t j = 0; j < l->nw; j++)
+				w[j] = (float)(sd * rng_normal(&r));
+		} else if (l->kind == L_BN || l->kind == L_BN_RELU) {
+			for (size_t j = 0; j < l->nw; j++) {
+				w[j] = 1.0f;
+				b[j] = 0.0f;
+				stats[l->stats + j] = 0.0f;
+				stats[l->stats + l->nw + j] = 1.0f;
+			}
+		} else if (l->kind == L_FC) {
+			/* nn.Linear's default: U(-1/sqrt(in), 1/sqrt(in)) */
+			double bound = 1.0 / sqrt((double)l->cin);
+			for (size_t j = 0; j < l->nw; j++)
+				w[j] = (float)(bound * (2.0 * rng_uniform(&r) - 1.0));
+			for (size_t j = 0; j < l->nb; j++)
+				b[j] = (float)(bound * (2.0 * rng_uniform(&r) - 1.0));
+		}
+	}
+}
+
+/* ---- memory and ops ---- */
+
+/* Gradient storage reused by lifetime: a block list, best fit, no splits
+ * (the same sizes recur through the network). */
+typedef struct { size_t off, size; int used; } block;
+typedef struct { block b[MODEL_MAX_TENSORS]; int n; size_t end; } pool;
+
+static size_t pool_get(pool *p, size_t size)
+{
+	int best = -1;
+	for (int i = 0; i < p->n; i++)
+		if (!p->b[i].used && p->b[i].size >= size &&
+		    (best < 0 || p->b[i].size < p->b[best].size))
+			best = i;
+	if (best < 0) {
+		if (p->n == MODEL_MAX_TENSORS)
+			die("model: gradient pool full");
+		best = p->n++;
+		p->b[best].off = p->end;
+		p->b[best].size = size;
+		p->end += (size + 4095) & ~(size_t)4095;
+	}
+	p->b[best].used = 1;
+	return p->b[best].off;
+}
+
+static void pool_put(pool *p, size_t off)
+{
+	for (int i = 0; i < p->n; i++)
+		if (p->b[i].off == off)
+			p->b[i].used = 0;
+}
+
+static size_t tbytes(const tensor *t)
+{
+	return (bk_tensor_bytes(t->kind, t->n, t->c, t->h, t->w) + 4095) & ~(size_t)4095;
+}
+
+void model_plan(model *m)
+{
+	/* values: one block, each tensor at its offset (aliases share) */
+	size_t off = 0;
+	for (int i = 0; i < m->ntensors; i++) {
+		tensor *t = &m->tensors[i];
+		if (t->alias >= 0)
+			continue;
+		t->off = off;
+		off += tbytes(t);
+	}
+	for (int i = 0; i < m->ntensors; i++)
+		if (m->tensors[i].alias >= 0)
+			m->tensors[i].off = m->tensors[m->tensors[i].alias].off;
+	m->acts_bytes = off;
+
+	/* gradients: walk backward; a gradient lives from its first writer
+	 * (the last reader in forward order) to its producer */
+	pool p = {0};
+	int has[MODEL_MAX_TENSORS] = {0};
+	has[m->logits] = 1;
+	m->tensors[m->logits].doff = pool_get(&p, tbytes(&m->tensors[m->logits]));
+	for (int i = m->nlayers - 1; i >= 0; i--) {
+		layer *l = &m->layers[i];
+		int in[2] = {l->x, l->x2};
+		for (int j = 0; j < 2; j++) {
+			int s = in[j];
+			if (s < 0 || s == m->input || has[s])
+				continue;
+			if (m->tensors[s].last_use != i)
+				die("model: a gradient is first written by a layer that cannot add");
+			has[s] = 1;
+			m->tensors[s].doff = pool_get(&p, tbytes(&m->tensors[s]));
+		}
+		if (l->kind == L_CONV && l->x != m->input)
+			l->accumulate = m->tensors[l->x].last_use != i;
+		pool_put(&p, m->tensors[l->y].doff);
+	}
+	m->dacts_bytes = p.end;
+
+	m->params = bk_malloc(m->nparams * sizeof(float));
+	m->grads = bk_malloc(m->nparams * sizeof(float));
+	m->momentum = bk_malloc(m->nparams * sizeof(float));
+	m->stats = bk_malloc(m->nstats * sizeof(float));
+	m->labels = bk_malloc((size_t)m->batch * sizeof(int32_t));
+	m->acts = bk_malloc(m->acts_bytes);
+	m->dacts = bk_malloc(m->dacts_bytes);
+	for (int i = 0; i < m->ntensors; i++) {
+		tensor *t = &m->tensors[i];
+		t->t = bk_tensor_create(t->kind, t->n, t->c, t->h, t->w, (char *)m->acts + t->off);
+		if (i != m->input)
+			t->d = bk_tensor_create(t->kind, t->n, t->c, t->h, t->w,
+						(char *)m->dacts + t->doff);
+	}
+
+	for (int i = 0; i < m->nlayers; i++) {
+		layer *l = &m->layers[i];
+		tensor *x = &m->tensors[l->x], *y = &m->tensors[l->y];
+		float *P = m->params, *G = m->grads;
+		switch (l->kind) {
+		case L_CONV:
+			l->op = bk_conv_plan(x->t, y->t, x->d, y->d, l->k, l->stride, l->pad, P + l->w,
+					     G + l->w, l->accumulate);
+			break;
+		case L_BN:
+		case L_BN_RELU:
+			l->op = bk_bn_plan(x->t, y->t, x->d, y->d, l->kind == L_BN_RELU, P + l->w,
+					   P + l->b, G + l->w, G + l->b, m->stats + l->stats,
+					   m->stats + l->stats + l->nw, 1e-5f, 0.1f);
+			break;
+		case L_MAXPOOL:
+			l->op = bk_maxpool_plan(x->t, y->t, x->d, y->d, l->k, l->stride, l->pad);
+			break;
+		case L_ADD_RELU: {
+			tensor *x2 = &m->tensors[l->x2];
+			l->op = bk_add_relu_plan(x->t, x2->t, y->t, x->d, x2->d, y->d);
+			break;
+		}
+		case L_AVGPOOL:
+			l->op = bk_avgpool_plan(x->t, y->t, x->d, y->d);
+			break;
+		case L_FC:
+			l->op = bk_fc_plan(x->t, y->t, x->d, y->d, P + l->w, P + l->b, G + l->w,
+					   G + l->b);
+			break;
+		}
+	}
+}
+
+void model_release(model *m)
+{
+	for (int i = 0; i < m->nlayers; i++)
+		bk_op_destroy(m->layers[i].op);
+	for (int i = 0; i < m->ntensors; i++) {
+		bk_tensor_destroy(m->tensors[i].t);
+		if (m->tensors[i].d)
+			bk_tensor_destroy(m->tensors[i].d);
+	}
+	bk_free(m->params);
+	bk_free(m->grads);
+	bk_free(m->momentum);
+	bk_free(m->stats);
+	bk_free(m->labels);
+	bk_free(m->acts);
+	bk_free(m->dacts);
+}
+
+float model_forward(model *m, float label_smoothing, float scale)
+{
+	for (int i = 0; i < m->nlayers; i++) {
+		layer *l = &m->layers[i];
+		switch (l->kind) {
+		case L_CONV: bk_conv_forward(l->op); break;
+		case L_BN:
+		case L_BN_RELU: bk_bn_forward(l->op); break;
+		case L_MAXPOOL: bk_maxpool_forward(l->op); break;
+		case L_ADD_RELU: bk_add_relu_forward(l->op); break;
+		case L_AVGPOOL: bk_avgpool_forward(l->op); break;
+		case L_FC: bk_fc_forward(l->op); break;
+		}
+	}
+	tensor *z = &m->tensors[m->logits];
+	m->loss = bk_softmax_ce(z->t, m->labels, label_smoothing, scale, z->d);
+	return m->loss;
+}
+
+void model_backward(model *m, void (*ready)(void *ctx, size_t off), void *ctx)
+{
+	for (int i = m->nlayers - 1; i >= 0; i--) {
+		layer *l = &m->layers[i];
+		switch (l->kind) {
+		case L_CONV:
+			bk_conv_backward_weights(l->op);
+			if (l->x != m->input)
+				bk_conv_backward_data(l->op);
+			break;
+		case L_BN:
+		case L_BN_RELU: bk_bn_backward(l->op); break;
+		case L_MAXPOOL: bk_maxpool_backward(l->op); break;
+		case L_ADD_RELU: bk_add_relu_backward(l->op); break;
+		case L_AVGPOOL: bk_avgpool_backward(l->op); break;
+		case L_FC: bk_fc_backward(l->op); break;
+		}
+		if (ready && l->nw)
+			ready(ctx, l->w);
+	}
+}
