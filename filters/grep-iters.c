@@ -35,6 +35,7 @@ struct txt {
 struct it {
 	long epoch;        /* 0-based epoch or pass; 0 when the format has none */
 	long long iter;    /* 1-based, within the epoch for NUM_EPOCHS formats */
+	struct txt itxt;   /* iter's text when the log printed exactly it (bench) */
 	struct txt ts, step, rate, loss;
 	long long ts_ns;   /* calendar stamps: for "latest over ranks" */
 	double ratev;      /* the rate's value when a step is derived from it */
@@ -244,58 +245,39 @@ static const char *label_last(const char *s, const char *lab)
 	return r;
 }
 
-/* Length of the plain decimal number at s: [+-]digits[.digits][e[+-]digits]. */
-static size_t numlen(const char *s)
+enum { N_BAD, N_NEG, N_ZERO, N_POS };
+
+/* Scan the plain decimal number at s ([+-]digits[.digits][e[+-]digits]):
+ * its length in *n (0 when there is none) and its sign class. */
+static inline int numscan(const char *s, size_t *n)
 {
 	const char *p = s;
-	int d = 0;
+	int d = 0, nonzero = 0;
 
 	if (*p == '+' || *p == '-')
 		p++;
-	while (digit(*p))
-		p++, d++;
-	if (*p == '.') {
-		p++;
-		while (digit(*p))
-			p++, d++;
-	}
+	for (; digit(*p); p++, d++)
+		nonzero |= *p != '0';
+	if (*p == '.')
+		for (p++; digit(*p); p++, d++)
+			nonzero |= *p != '0';
+	*n = 0;
 	if (!d)
-		return 0;
-	if (*p == 'e' || *p == 'E') {
-		const char *q = p + 1;
-		if (*q == '+' || *q == '-')
-			q++;
-		if (digit(*q)) {
-			while (digit(*q))
-				q++;
-			p = q;
-		}
+		return N_BAD;
+	if ((*p == 'e' || *p == 'E') && (digit(p[1]) || ((p[1] == '+' || p[1] == '-') &&
+							    digit(p[2])))) {
+		char buf[64];
+		for (p += 2; digit(*p); p++)
+			;
+		*n = (size_t)(p - s);
+		if (*n >= sizeof buf)
+			return N_BAD;
+		memcpy(buf, s, *n);
+		buf[*n] = '\0';
+		double v = strtod(buf, NULL);
+		return !isfinite(v) ? N_BAD : v < 0 ? N_NEG : v == 0 ? N_ZERO : N_POS;
 	}
-	return (size_t)(p - s);
-}
-
-enum { N_NEG, N_ZERO, N_POS, N_INF };
-
-/* Sign class of a plain number of length n (numlen). */
-static int numclass(const char *s, size_t n)
-{
-	int nonzero = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == 'e' || s[i] == 'E') {
-			char buf[64];
-			if (n >= sizeof buf)
-				return N_INF;
-			memcpy(buf, s, n);
-			buf[n] = '\0';
-			double v = strtod(buf, NULL);
-			if (!isfinite(v))
-				return N_INF;
-			return v < 0 ? N_NEG : v == 0 ? N_ZERO : N_POS;
-		}
-		if (s[i] >= '1' && s[i] <= '9')
-			nonzero = 1;
-	}
+	*n = (size_t)(p - s);
 	return !nonzero ? N_ZERO : s[0] == '-' ? N_NEG : N_POS;
 }
 
@@ -311,28 +293,37 @@ static int toklen(const char *p)
 
 static int ends_token(char c, const char *stops)
 {
-	return c == '\0' || blank(c) || (stops && c && strchr(stops, c));
+	return c == '\0' || blank(c) || (stops && strchr(stops, c));
 }
 
 enum { ANY, POSITIVE, NONNEG };
 
-/* The number at *pp, which must end at a blank, the end or a character of
- * stops; dies naming what when it is not a number or breaks the sign rule. */
-static struct txt getnum(struct log *lg, const char **pp, const char *what, const char *stops,
-			 int sign)
+/* getnum's error path: dies saying why p is not the number wanted. */
+__attribute__((cold)) static noreturn void badnum(struct log *lg, const char *p, int c,
+						   size_t n, const char *what, int sign)
 {
-	const char *p = *pp;
-	size_t n = p ? numlen(p) : 0;
-
 	if (!p)
 		record_die(&lg->in, "no %s", what);
-	if (n == 0 || !ends_token(p[n], stops))
+	if (n == 0 || c == N_BAD)
 		record_die(&lg->in, "%s '%.*s' is not a number", what, toklen(p), p);
-	int c = numclass(p, n);
-	if (c == N_INF)
-		record_die(&lg->in, "%s '%.*s' is not a number", what, (int)n, p);
-	if ((sign == POSITIVE && c != N_POS) || (sign == NONNEG && c == N_NEG))
-		record_die(&lg->in, "%s '%.*s' is not positive", what, (int)n, p);
+	if (sign == NONNEG)
+		record_die(&lg->in, "%s '%.*s' is negative", what, (int)n, p);
+	record_die(&lg->in, "%s '%.*s' is not positive", what, (int)n, p);
+}
+
+/* The number at *pp, which must end at a blank, the end or a character of
+ * stops; dies naming what when it is not a number or breaks the sign rule. */
+static inline struct txt getnum(struct log *lg, const char **pp, const char *what,
+				const char *stops, int sign)
+{
+	const char *p = *pp;
+	size_t n = 0;
+	int c = p ? numscan(p, &n) : N_BAD;
+
+	if (n == 0 || !ends_token(p[n], stops))
+		badnum(lg, p, N_BAD, 0, what, sign);
+	if (c == N_BAD || (sign == POSITIVE && c != N_POS) || (sign == NONNEG && c == N_NEG))
+		badnum(lg, p, c, n, what, sign);
 	*pp = p + n;
 	return (struct txt){p, n};
 }
@@ -343,7 +334,7 @@ static struct txt getloss(struct log *lg, const char **pp, const char *what, con
 	const char *p = *pp;
 	static const char *const words[] = {"nan", "-nan", "inf", "-inf", "NaN", "Inf", "-Inf"};
 
-	if (p)
+	if (p && !digit(*p) && *p != '.' && !digit(p[1]))
 		for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
 			size_t n = strlen(words[i]);
 			if (strncmp(p, words[i], n) == 0 && ends_token(p[n], stops)) {
@@ -793,6 +784,8 @@ static int parse_bench(struct log *lg, char *s, struct it *it)
 		case 4:
 			if (memcmp(k, "iter", 4) == 0) {
 				it->iter = getint(lg, &p, "iter", NULL);
+				if (*v != '0')
+					it->itxt = (struct txt){v, (size_t)(p - v)};
 				if (it->iter < 1)
 					record_die(&lg->in, "iter '0' is not positive");
 				have_iter = 1;
@@ -1318,13 +1311,16 @@ static void make_prefix(struct log *lg)
 	lg->ready = 1;
 }
 
-static void emit(struct log *lg, long long iter, struct txt ts, struct txt step, struct txt rate,
-		 struct txt loss)
+static void emit(struct log *lg, long long iter, struct txt itxt, struct txt ts, struct txt step,
+		 struct txt rate, struct txt loss)
 {
 	char num[24];
 
 	oput(lg->prefix, lg->plen);
-	oput(num, fmt_ll(num, iter));
+	if (itxt.p)
+		oput(itxt.p, itxt.n);
+	else
+		oput(num, fmt_ll(num, iter));
 	oc('\t');
 	otxt(ts);
 	oc('\t');
@@ -1414,7 +1410,10 @@ static void add(struct log *lg, struct it *it)
 		}
 		if (it->iter > lg->ep_max)
 			lg->ep_max = it->iter;
-		it->iter += lg->ep_off;
+		if (lg->ep_off) {
+			it->iter += lg->ep_off;
+			it->itxt.p = NULL;
+		}
 	}
 	lg->nrec++;
 	if (ps->grouped && !dlperf) {
@@ -1428,7 +1427,7 @@ static void add(struct log *lg, struct it *it)
 		it->step = derived_step(lg, n, txt_num(it->rate), it->stepbuf, sizeof it->stepbuf);
 	}
 	lg->prev_iter = it->iter;
-	emit(lg, it->iter, it->ts, it->step, it->rate, it->loss);
+	emit(lg, it->iter, it->itxt, it->ts, it->step, it->rate, it->loss);
 }
 
 static int grec_cmp(const void *a, const void *b)
@@ -1531,7 +1530,7 @@ static void flush_groups(struct log *lg)
 		struct txt rt = group_value(lg, g + i, j - i, 1, vals, rbuf, sizeof rbuf, &rate);
 		if (ps->derive == DERIVE_RATE && !st.p && rt.p)
 			st = derived_step(lg, 1, rate, sbuf, sizeof sbuf);
-		emit(lg, g[i].iter, arena_txt(lg, g[latest].ts, g[latest].tsn), st, rt,
+		emit(lg, g[i].iter, (struct txt){NULL, 0}, arena_txt(lg, g[latest].ts, g[latest].tsn), st, rt,
 		     arena_txt(lg, g[i].loss, g[i].lossn));
 	}
 	free(vals);
@@ -1594,7 +1593,7 @@ static void grep_log(const char *path)
 		if (*s && !lg.nonempty && *skipb(s))
 			lg.nonempty = 1;
 		it.epoch = 0;
-		it.ts.p = it.step.p = it.rate.p = it.loss.p = NULL;
+		it.itxt.p = it.ts.p = it.step.p = it.rate.p = it.loss.p = NULL;
 		it.ts_ns = 0;
 		if (lg.ps->parse(&lg, s, &it))
 			add(&lg, &it);
