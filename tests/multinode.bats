@@ -1,0 +1,178 @@
+#!/usr/bin/env bats
+# Many nodes on one machine: launch across the test rig's network namespaces
+# (tests/rig/up.sh), Open MPI started in each by tests/rig/agent, its TCP
+# restricted to the rig's subnet. Runs, and the failures that must lose
+# nothing: a rank killed, a host unreachable, a hang, a wrong world size.
+# Needs root and `ip netns`; skipped otherwise.
+
+load helper
+bats_require_minimum_version 1.5.0
+
+RIG="$BATS_TEST_DIRNAME/rig"
+
+setup_file() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
+	command -v ip >/dev/null && ip netns list >/dev/null 2>&1 ||
+		skip "ip netns is not available"
+	command -v mpicc >/dev/null || skip "mpicc is not installed"
+	export RIGDIR="$BATS_FILE_TMPDIR/rig"
+	mkdir -p "$RIGDIR"
+	# 4 hosts with 2 slots each; down.sh also undoes a half-built rig.
+	"$RIG/up.sh" 4 "$RIGDIR" 2 || { "$RIG/down.sh" "$RIGDIR"; return 1; }
+	mpicc -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Werror -o "$BATS_FILE_TMPDIR/allreduce" \
+		"$RIG/allreduce.c"
+}
+
+teardown_file() {
+	[ -z "${RIGDIR:-}" ] || "$RIG/down.sh" "$RIGDIR"
+}
+
+setup() {
+	common_setup
+	# shellcheck source=/dev/null
+	. "$RIGDIR/env"
+	NET=$DLBENCH_RIG_NET
+	HOSTS="$RIGDIR/hosts"
+	AR="$BATS_FILE_TMPDIR/allreduce"
+}
+
+# Every namespace of the rig is empty within a few seconds (remote daemons
+# notice that mpirun is gone and stop their ranks).
+rig_empty() {
+	local ns left
+	for _ in $(seq 50); do
+		left=
+		while read -r _ ns; do
+			left="$left$(ip netns pids "$ns" | tr '\n' ' ')"
+		done <"$RIGDIR/map"
+		[ -z "$left" ] && return 0
+		sleep 0.1
+	done
+	echo "still running in the rig: $left"
+	ps -o pid,args -p "${left// /,}" || true
+	return 1
+}
+
+# The first n hosts of the rig as a host file.
+hosts() {
+	head -n "$1" "$HOSTS" >"$BATS_TEST_TMPDIR/hosts"
+	echo "$BATS_TEST_TMPDIR/hosts"
+}
+
+@test "the agent runs a command line in the namespace of its host, after ssh-style options" {
+	run --separate-stderr "$RIG/agent" -x -o BatchMode=yes "$NET.2" 'ip -o -4 addr show eth0 |' \
+		"awk '{print \$4}'"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$NET.2/24" ]
+	run --separate-stderr "$RIG/agent" "$NET.9" true
+	[ "$status" -eq 255 ]
+	[ "$stderr" = "agent: $NET.9: no such test host" ]
+}
+
+@test "2n1g: one rank in each of two namespaces, allreduce across them" {
+	run --separate-stderr launch -t 60 -H "$(hosts 2)" 2n1g_b8_fp32 -- "$AR"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "# launch key=2n1g_b8_fp32 hosts=$NET.1:1,$NET.2:1 start="* ]]
+	[ "$(printf '%s\n' "${lines[@]:1}" | sort)" = "rank 0 of 2 on $NET.1 sum 3
+rank 1 of 2 on $NET.2 sum 3" ]
+	rig_empty
+}
+
+@test "2n2g: two ranks in each of two namespaces" {
+	run --separate-stderr launch -t 60 -H "$(hosts 2)" 2n2g_b8_fp32 -- "$AR"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "${lines[@]:1}" | sort)" = "rank 0 of 4 on $NET.1 sum 10
+rank 1 of 4 on $NET.1 sum 10
+rank 2 of 4 on $NET.2 sum 10
+rank 3 of 4 on $NET.2 sum 10" ]
+	rig_empty
+}
+
+@test "4n1g: one rank in each of four namespaces" {
+	run --separate-stderr launch -t 60 -H "$HOSTS" 4n1g_b8_fp32 -- "$AR"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "${lines[@]:1}" | sort)" = "rank 0 of 4 on $NET.1 sum 10
+rank 1 of 4 on $NET.2 sum 10
+rank 2 of 4 on $NET.3 sum 10
+rank 3 of 4 on $NET.4 sum 10" ]
+}
+
+@test "the allreduce crosses the namespace boundary over TCP on the rig's subnet" {
+	run --separate-stderr env OMPI_MCA_btl_base_verbose=30 launch -t 60 -H "$(hosts 2)" \
+		2n1g_b8_fp32 -- "$AR"
+	[ "$status" -eq 0 ]
+	# Rank 0 (on .1) sends to rank 1 on .2 through the tcp BTL; no shared memory.
+	grep -E "bml: Using tcp btl for send to \[\[[0-9]+,1\],1\] on node $NET\.2\$" <<<"$stderr"
+	grep -F "btl:tcp: path from $NET.1 to $NET.2: IPV4 PRIVATE SAME NETWORK" <<<"$stderr"
+	! grep -E 'vader|sm btl' <<<"$stderr"
+}
+
+@test "the configuration's environment reaches ranks on other hosts" {
+	export NCCL_SOCKET_IFNAME=eth0 OMP_NUM_THREADS=1
+	run --separate-stderr launch -t 60 -H "$(hosts 2)" 2n1g_b8_amp -- \
+		sh -c 'echo $DLBENCH_KEY $DLBENCH_WORLD $DLBENCH_BATCH $DLBENCH_PRECISION $NCCL_SOCKET_IFNAME $OMP_NUM_THREADS'
+	[ "$status" -eq 0 ]
+	[ "${lines[1]}" = "2n1g_b8_amp 2 8 amp eth0 1" ]
+	[ "${lines[2]}" = "2n1g_b8_amp 2 8 amp eth0 1" ]
+}
+
+@test "a rank killed mid-run fails the run within the timeout, nothing left on any host" {
+	SECONDS=0
+	run --separate-stderr launch -t 30 -H "$(hosts 2)" 2n2g_b8_fp32 -- "$AR" die 3
+	[ "$status" -ne 0 ]
+	[ "$status" -ne 124 ]
+	[ "$SECONDS" -lt 30 ]
+	[ "${stderr##*$'\n'}" = "launch: 2n2g_b8_fp32: failed with exit status 137" ]
+	rig_empty
+}
+
+@test "an unreachable host is one error naming it, and nothing starts" {
+	printf '%s\n' "$NET.1 slots=2" "$NET.9 slots=2" >"$BATS_TEST_TMPDIR/hosts"
+	run --separate-stderr launch -t 30 -H "$BATS_TEST_TMPDIR/hosts" 2n1g_b8_fp32 -- "$AR"
+	[ "$status" -eq 1 ]
+	[ "$output" = "" ]
+	[ "$stderr" = "launch: $BATS_TEST_TMPDIR/hosts: $NET.9: host unreachable (TCP port 22: No route to host)" ]
+	rig_empty
+}
+
+@test "a hang is killed at the timeout, its processes gone in every namespace" {
+	run --separate-stderr launch -t 3 -H "$(hosts 2)" 2n2g_b8_fp32 -- "$AR" hang
+	[ "$status" -eq 124 ]
+	[ "${stderr%%$'\n'*}" = "launch: 2n2g_b8_fp32: timed out after 3 s" ]
+	rig_empty
+}
+
+@test "a world size that differs from the configuration is an error" {
+	run --separate-stderr launch -t 30 -H "$(hosts 2)" 2n1g_b8_fp32 -- \
+		sh -c 'DLBENCH_WORLD=3 exec "$0"' "$AR"
+	[ "$status" -eq 1 ]
+	grep -Fx "allreduce: rank 0: world size 2, DLBENCH_WORLD=3" <<<"$stderr"
+	[ "${stderr##*$'\n'}" = "launch: 2n1g_b8_fp32: failed with exit status 1" ]
+	rig_empty
+}
+
+@test "bench trains 2n1g across namespaces (CPU backend)" {
+	[ -x "$ROOT/bin/bench" ] || skip "bin/bench is not built"
+	"$ROOT/bin/bench" --describe >/dev/null 2>&1 || skip "bin/bench does not run here"
+	run --separate-stderr launch -t 100 -H "$(hosts 2)" 2n1g_b2_fp32 -- \
+		bench --image 32 --batch {batch} --iters 3 --warmup 0 --threads 1
+	[ "$status" -eq 0 ]
+	[[ "${lines[1]}" == "# bench "*" nodes=2 gpus_per_node=1 batch_per_device=2 "* ]]
+	[ "$(grep -c '^iter=' <<<"$output")" -eq 3 ]
+	rig_empty
+}
+
+@test "down.sh removes the namespaces, links and bridge, and may run twice" {
+	d="$BATS_TEST_TMPDIR/rig2"
+	mkdir "$d"
+	"$RIG/up.sh" 1 "$d" 1
+	ns=$(awk '{print $2}' "$d/map")
+	br=$(awk '$1 == "link" && $2 ~ /br$/ {print $2}' "$d/state")
+	ip netns pids "$ns" >/dev/null
+	ip link show "$br" >/dev/null
+	"$RIG/down.sh" "$d"
+	"$RIG/down.sh" "$d"
+	! ip netns list | grep -qw "$ns"
+	! ip link show "$br" 2>/dev/null
+	! ip link show "${ns%h1}v1" 2>/dev/null
+}
