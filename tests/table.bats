@@ -1,0 +1,266 @@
+#!/usr/bin/env bats
+# table: speedup records -> markdown scaling / comparison tables, DLPerf JSON.
+# The reproduction tests run the per-run values of spec §5.7
+# (tests/fixtures/median/) through median | speedup | table -p and compare
+# with the published tables in data/dlperf/.
+
+bats_require_minimum_version 1.5.0
+load helper
+
+M="$FIXTURES/median"
+D="$ROOT/data/dlperf"
+
+# From a scaling table: "<N>n<G>g_b<B> samples/s speedup published" per row.
+table_rows() {
+	awk -F'|' '/^\| [0-9]/ { for (i = 2; i <= NF; i++) gsub(/ /, "", $i);
+		print $2 "n" $3 "g_b" $4, $5, $6, $9 }'
+}
+
+# From a published file: "<N>n<G>g_b<B> samples/s speedup samples/s", %.2f.
+published_rows() {
+	awk -F'\t' '!/^#/ { k = $2; sub(/_[a-z0-9]+$/, "", k);
+		printf "%s %.2f %.2f %.2f\n", k, $3, $4, $3 }' "$1"
+}
+
+reproduces() { # fixture published-file
+	run -0 --separate-stderr bash -c "median '$M/$1.tsv' | speedup | table -p '$D/$2.tsv'"
+	[ -z "$stderr" ]
+	got=$(printf '%s\n' "$output" | table_rows)
+	want=$(published_rows "$D/$2.tsv")
+	[ -n "$want" ]
+	[ "$got" = "$want" ]
+}
+
+@test "§5.7 PyTorch DALI workers=8 runs reproduce the published table" {
+	reproduces pytorch pytorch_fp32_b128_dali-w8
+}
+
+@test "§5.7 NGC PyTorch AMP runs reproduce the published table" {
+	reproduces ngc-pytorch ngc-pytorch_amp_b256_dynamic
+}
+
+@test "§5.7 NGC TensorFlow 1.15 FP32 runs reproduce the published table" {
+	reproduces ngc-tensorflow ngc-tensorflow_fp32_b128
+}
+
+@test "§5.7 TensorFlow 2.3 FP32 runs reproduce the published table" {
+	reproduces tensorflow tensorflow_fp32_b128
+}
+
+@test "§5.7 PaddlePaddle FP32 runs reproduce the published table" {
+	reproduces paddle paddle_fp32_b128
+}
+
+@test "§5.7 NGC MXNet FP32 runs reproduce the published table" {
+	reproduces ngc-mxnet ngc-mxnet_fp32_b128
+}
+
+@test "§5.7 gluon-cv FP32 runs reproduce the published table" {
+	reproduces mxnet mxnet_fp32_b128
+}
+
+@test "§5.7 MindSpore FP32 runs reproduce the published table" {
+	reproduces mindspore mindspore_fp32_b128
+}
+
+@test "§5.7 PLSC runs reproduce the published table" {
+	reproduces plsc plsc_fp32_b128
+}
+
+@test "the reproduction check fails on a table that differs" {
+	run -0 bash -c "median '$M/pytorch.tsv' | speedup | table -p '$D/pytorch_fp32_b128_dali-w48.tsv'"
+	got=$(printf '%s\n' "$output" | table_rows)
+	want=$(published_rows "$D/pytorch_fp32_b128_dali-w48.tsv")
+	[ "$got" != "$want" ]
+}
+
+# ---- scaling ------------------------------------------------------------------
+
+@test "scaling: exact layout, rows in ladder order" {
+	run -0 table <<'IN'
+pytorch	4n8g_b128_fp32	8816.70	8773.38	8468.23	9046.34	10	24.88
+pytorch	1n1g_b128_fp32	354.44	354.23	353.62	354.61	5	1.00
+pytorch	1n16g_b128_fp32	4000.00	4000.00	4000.00	4000.00	1	11.29
+pytorch	2n8g_b128_fp32	4372.33	4328.90	4038.81	4484.64	5	12.34
+pytorch	1n2g_b128_fp32	700.00	700.00	665.00	735.00	3	1.97
+IN
+	[ "$output" = "## PyTorch b128 fp32
+
+| node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread |
+| --- | --- | --- | --- | --- | --- | --- |
+| 1 | 1 | 128 | 354.44 | 1.00 | 5 | 0.3% |
+| 1 | 2 | 128 | 700.00 | 1.97 | 3 | 10.0% |
+| 1 | 16 | 128 | 4000.00 | 11.29 | 1 | 0.0% |
+| 2 | 8 | 128 | 4372.33 | 12.34 | 5 | 10.2% |
+| 4 | 8 | 128 | 8816.70 | 24.88 | 10 | 6.6% |" ]
+}
+
+@test "scaling: one table per framework, batch and precision, in the order first met" {
+	run -0 table <<'IN'
+b	1n1g_b64_fp32	2.00	2.00	2.00	2.00	1	1.00
+a	1n1g_b128_amp	1.00	1.00	1.00	1.00	1	1.00
+b	1n1g_b128_amp	3.00	3.00	3.00	3.00	1	1.00
+IN
+	[ "$output" = "## b b64 fp32
+
+| node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread |
+| --- | --- | --- | --- | --- | --- | --- |
+| 1 | 1 | 64 | 2.00 | 1.00 | 1 | 0.0% |
+
+## a b128 amp
+
+| node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread |
+| --- | --- | --- | --- | --- | --- | --- |
+| 1 | 1 | 128 | 1.00 | 1.00 | 1 | 0.0% |
+
+## b b128 amp
+
+| node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread |
+| --- | --- | --- | --- | --- | --- | --- |
+| 1 | 1 | 128 | 3.00 | 1.00 | 1 | 0.0% |" ]
+}
+
+@test "scaling -p: published samples/s in a last column, - where none" {
+	printf '# a comment\nngc-pytorch\t1n1g_b256_amp\t802.9\t1.00\n' > "$BATS_TEST_TMPDIR/p"
+	run -0 table -p "$BATS_TEST_TMPDIR/p" <<'IN'
+ngc-pytorch	1n1g_b256_amp	802.90	801.31	793.90	803.69	5	1.00
+ngc-pytorch	1n4g_b256_amp	3137.44	3133.70	3119.23	3144.55	5	3.91
+IN
+	[ "$output" = "## NGC PyTorch b256 amp
+
+| node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread | published |
+| --- | --- | --- | --- | --- | --- | --- | --- |
+| 1 | 1 | 256 | 802.90 | 1.00 | 5 | 1.2% | 802.90 |
+| 1 | 4 | 256 | 3137.44 | 3.91 | 5 | 0.8% | - |" ]
+}
+
+@test "a bad line in the published file is an error naming it" {
+	printf '# x\nngc-pytorch\t1n1g_b256_amp\t802.9\n' > "$BATS_TEST_TMPDIR/p"
+	run -1 --separate-stderr table -p "$BATS_TEST_TMPDIR/p" /dev/null
+	[ "$stderr" = "table: $BATS_TEST_TMPDIR/p:2: 3 fields, expected 4" ]
+}
+
+@test "a missing published file is an error" {
+	run -1 --separate-stderr table -p "$BATS_TEST_TMPDIR/none" /dev/null
+	[ "$stderr" = "table: $BATS_TEST_TMPDIR/none: No such file or directory" ]
+}
+
+@test "every published file in data/dlperf reads" {
+	for f in "$D"/*.tsv; do
+		run -0 --separate-stderr table -p "$f" /dev/null
+		[ -z "$stderr" ]
+	done
+}
+
+# ---- compare ------------------------------------------------------------------
+
+@test "compare: frameworks in seed order, device num = N x G, - where missing" {
+	run -0 --separate-stderr bash -c "cat '$M/paddle.tsv' '$M/pytorch.tsv' '$M/tensorflow.tsv' | median | speedup | table -s compare"
+	[ "$output" = "## b128 fp32
+
+| node num | device num | TensorFlow 2.x | PyTorch | PaddlePaddle |
+| --- | --- | --- | --- | --- |
+| 1 | 1 | 321.80 | 354.44 | 352.72 |
+| 1 | 2 | 574.66 | - | 644.66 |
+| 1 | 4 | 1143.46 | 1367.67 | 1358.64 |
+| 1 | 8 | 2458.74 | 2244.24 | 2625.38 |
+| 2 | 16 | 4849.68 | 4372.33 | 4895.27 |
+| 4 | 32 | 9418.44 | 8816.70 | 9348.17 |" ]
+}
+
+@test "compare: OneFlow first, unknown frameworks last by name, one table per batch and precision" {
+	run -0 table -s compare <<'IN'
+zeta	1n1g_b128_fp32	5.00	5.00	5.00	5.00	1	1.00
+ngc-mxnet	1n1g_b128_fp32	4.00	4.00	4.00	4.00	1	1.00
+alpha	1n1g_b128_fp32	6.00	6.00	6.00	6.00	1	1.00
+oneflow	1n1g_b128_fp32	3.00	3.00	3.00	3.00	1	1.00
+ngc-pytorch	1n1g_b256_amp	7.00	7.00	7.00	7.00	1	1.00
+IN
+	[ "$output" = "## b128 fp32
+
+| node num | device num | OneFlow | NGC MXNet | alpha | zeta |
+| --- | --- | --- | --- | --- | --- |
+| 1 | 1 | 3.00 | 4.00 | 6.00 | 5.00 |
+
+## b256 amp
+
+| node num | device num | NGC PyTorch |
+| --- | --- | --- |
+| 1 | 1 | 7.00 |" ]
+}
+
+# ---- json ---------------------------------------------------------------------
+
+@test "json: the §4.1 NGC PyTorch AMP example, byte for byte, cases in ladder order" {
+	c4n8g='"4n8g": {"average_speed": 22599.43, "batch_size_per_device": 256, "median_speed": 22551.16, "speedup": 28.09}'
+	c1n1g='"1n1g": {"average_speed": 801.31, "batch_size_per_device": 256, "median_speed": 802.9, "speedup": 1.0}'
+	c2n8g='"2n8g": {"average_speed": 11979.95, "batch_size_per_device": 256, "median_speed": 11991.94, "speedup": 14.94}'
+	c1n8g='"1n8g": {"average_speed": 6150.81, "batch_size_per_device": 256, "median_speed": 6154.66, "speedup": 7.67}'
+	c1n4g='"1n4g": {"average_speed": 3133.7, "batch_size_per_device": 256, "median_speed": 3137.44, "speedup": 3.91}'
+	median "$M/ngc-pytorch.tsv" | speedup | table -s json > "$BATS_TEST_TMPDIR/j"
+	printf '{"r50": {%s, %s, %s, %s, %s}}' "$c1n1g" "$c1n4g" "$c1n8g" "$c2n8g" "$c4n8g" > "$BATS_TEST_TMPDIR/want"
+	cmp "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/j"
+}
+
+@test "json: shortest floats keep .0 (10724.0) and integers stay bare" {
+	run -0 table -s json <<'IN'
+mindspore	1n1g_b128_fp32	10724.00	26.50	1.00	99999.00	5	1.00
+IN
+	[ "$output" = '{"r50": {"1n1g": {"average_speed": 26.5, "batch_size_per_device": 128, "median_speed": 10724.0, "speedup": 1.0}}}' ]
+}
+
+@test "json: empty input is an empty model" {
+	run -0 table -s json /dev/null
+	[ "$output" = '{"r50": {}}' ]
+}
+
+@test "json: more than one framework, batch or precision is an error" {
+	run -1 --separate-stderr table -s json <<'IN'
+a	1n1g_b128_fp32	1.00	1.00	1.00	1.00	1	1.00
+a	1n1g_b256_fp32	1.00	1.00	1.00	1.00	1	1.00
+IN
+	[ -z "$output" ]
+	[ "$stderr" = "table: -s json takes one framework, batch and precision: a 1n1g_b128_fp32 and a 1n1g_b256_fp32" ]
+}
+
+# ---- errors and usage ---------------------------------------------------------
+
+@test "a record with the wrong number of fields is an error" {
+	run -1 --separate-stderr table <<<$'a\t1n1g_b128_fp32\t1.00\t1.00\t1.00\t1.00\t1'
+	[ "$stderr" = "table: <stdin>:1: 7 fields, expected 8" ]
+}
+
+@test "a configuration met twice is an error" {
+	run -1 --separate-stderr table <<'IN'
+a	1n1g_b128_fp32	1.00	1.00	1.00	1.00	1	1.00
+a	1n1g_b128_fp32	1.00	1.00	1.00	1.00	1	1.00
+IN
+	[ "$stderr" = "table: <stdin>:2: duplicate configuration a 1n1g_b128_fp32" ]
+}
+
+@test "a bad speedup is an error" {
+	run -1 --separate-stderr table <<<$'a\t1n1g_b128_fp32\t1.00\t1.00\t1.00\t1.00\t1\t-'
+	[ "$stderr" = "table: <stdin>:1: speedup '-' is not a number" ]
+}
+
+@test "empty input gives empty output" {
+	run -0 --separate-stderr table /dev/null
+	[ -z "$output" ]
+	[ -z "$stderr" ]
+}
+
+@test "an unknown style is a usage error" {
+	run -2 --separate-stderr table -s html
+	[ "$stderr" = "table: -s: 'html' is not scaling, compare or json" ]
+}
+
+@test "-p goes with scaling only" {
+	run -2 --separate-stderr table -s json -p "$D/plsc_fp32_b128.tsv"
+	[ "$stderr" = "table: -p: only with -s scaling" ]
+}
+
+@test "an unknown flag is a usage error" {
+	run -2 --separate-stderr table -x
+	[ -z "$output" ]
+	[ "$stderr" = "usage: table [-s scaling|compare|json] [-p published.tsv] [file ...]" ]
+}
