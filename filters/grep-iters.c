@@ -624,9 +624,10 @@ static void path_config(struct log *lg, const char *path)
 		if (!dotlog || take_run(base, bn - 4, &lg->run))
 			lg->run = 1;
 	} else {
-		die("%s: path is neither …/<framework>/<N>n<G>g_b<B>_<prec>/<run>.log nor "
-		    "…/<N>n<G>g/<model>_b<B>_<prec>_<run>.log; give -k key",
-		    path);
+		if (dir)
+			die("%s: directory '%s' is neither <N>n<G>g nor <N>n<G>g_b<B>_<prec>; give -k key",
+			    path, dir);
+		die("%s: no directory <N>n<G>g or <N>n<G>g_b<B>_<prec> in the path; give -k key", path);
 	}
 	free(copy);
 	if (have_opt_key) {
@@ -1214,7 +1215,7 @@ static int parse_mindspore(struct log *lg, char *s, struct it *it)
 		return 0;
 	}
 	if (!lg->ms_have)
-		record_die(&lg->in, "'epoch time:' without an 'epoch: … step: …, loss is …' line "
+		record_die(&lg->in, "'epoch time:' without an 'epoch: <e> step: <s>, loss is <v>' line "
 				    "before it");
 	const char *p = skipb(t + 11);
 	struct txt ms = getnum(lg, &p, "epoch time", NULL, POSITIVE);
