@@ -362,6 +362,19 @@ def main():
         if not err <= worst[kind][0]:
             worst[kind] = (err, yardstick, name)
 
+    # The yardstick's error of one tensor is one draw of that noise (whether
+    # a mask flip happened to land in it): its median over all tensors is the
+    # noise floor, so a tensor is held to 3 x max(its own, the median).
+    ey_of, ry_of = {}, {}
+    for n in names:
+        gt_norm = float(np.linalg.norm(g_t[n]))
+        ey_of[n] = norm_rel(np, g_y[n], g_t[n])
+        ry_of[n] = abs(float(np.linalg.norm(g_y[n])) / gt_norm - 1) if gt_norm > 0 else 0.0
+    floor_e = float(np.median(list(ey_of.values())))
+    floor_r = float(np.median(list(ry_of.values())))
+    max_r = max(ry_of.values())
+    norm_errs = []
+
     wd_of = {n: (args.weight_decay if named[n].dim() > 1 else 0.0) for n in names}
     for name, dims, off, cnt, line in ex["manifest"]:
         g_b = ex["grads"][off:off + cnt].astype(np.float64)
@@ -369,27 +382,33 @@ def main():
         p0_b = ex["params"][off:off + cnt].astype(np.float64)
         gt_norm = float(np.linalg.norm(g_t[name]))
 
-        e, ey = norm_rel(np, g_b, g_t[name]), norm_rel(np, g_y[name], g_t[name])
-        tol = max(tol_grad, slack * ey)
-        if tol >= 1:
-            # Even the yardstick does not agree with float64: no information.
-            skipped.append(name)
-        else:
+        e, ey = norm_rel(np, g_b, g_t[name]), ey_of[name]
+        tol = max(tol_grad, slack * max(ey, floor_e))
+        if tol < 1:
             note("grad", e, ey, name)
             if not e <= tol:
-                fail(f"grad {name} (norm-relative; {yard} {ey:.2e})", e, tol)
-
-        # Gradient norms agree even where directions cannot (bf16): catches
-        # scaling errors (batch mean, loss scale, label smoothing).
-        if np.all(np.isfinite(g_b)) and gt_norm > 0:
-            r = abs(float(np.linalg.norm(g_b)) / gt_norm - 1)
+                fail(f"grad {name} (norm-relative; {yard} {ey:.2e}, median {floor_e:.2e})",
+                     e, tol)
         else:
-            r = math.inf if not np.all(np.isfinite(g_b)) else float(np.linalg.norm(g_b))
-        ry = abs(float(np.linalg.norm(g_y[name])) / gt_norm - 1) if gt_norm > 0 else 0.0
-        t_norm = max(tol_grad, slack * ry)
-        note("norm", r, ry, name)
-        if not r <= t_norm:
-            fail(f"grad {name} norm ratio - 1 ({yard} {ry:.2e})", r, t_norm)
+            # Even the yardstick does not agree with float64 in direction (bf16):
+            # compare the norms, which catches scaling errors (batch mean, loss
+            # scale, label smoothing). Where directions are compared, this is
+            # implied: | ||a|| / ||b|| - 1 | <= ||a - b|| / ||b||.
+            skipped.append(name)
+            if np.all(np.isfinite(g_b)) and gt_norm > 0:
+                r = abs(float(np.linalg.norm(g_b)) / gt_norm - 1)
+            else:
+                r = math.inf if not np.all(np.isfinite(g_b)) else float(np.linalg.norm(g_b))
+            # Each norm is one noisy draw: a tensor is held to twice the
+            # yardstick's worst, and the median over tensors (after the loop)
+            # to 3 x the yardstick's median, which catches a systematic error.
+            ry = ry_of[name]
+            t_norm = max(tol_grad, (slack * 2 / 3) * max_r)
+            note("norm", r, ry, name)
+            norm_errs.append(r)
+            if not r <= t_norm:
+                fail(f"grad {name} norm ratio - 1 ({yard} {ry:.2e}, worst {max_r:.2e})",
+                     r, t_norm)
 
         # Update against torch's step: the gradient's tolerance carried by the
         # step, plus float32 rounding of the stored weights.
@@ -417,6 +436,13 @@ def main():
             fail(f"sgd {name}: element {i} is {p1_b[i]:.9g}, p0 - lr (g + wd p0) = "
                  f"{ref[i]:.9g}; ratio to 4 ulp", ratio, 1)
 
+    if norm_errs:
+        med_b = float(np.median(norm_errs))
+        med_y = float(np.median([ry_of[n] for n in skipped]))
+        t_med = max(tol_grad, slack * med_y)
+        if not med_b <= t_med:
+            fail(f"grad norm ratio - 1, median over {len(norm_errs)} tensors ({yard} "
+                 f"{med_y:.2e})", med_b, t_med)
     w = worst
     print(f"{PROG}: bench {args.precision} vs PyTorch {args.dtype}, yardstick {yard}"
           f"{' (strict)' if args.strict else ''}: batch {B}, image {PX}, classes {K}, "
@@ -425,10 +451,12 @@ def main():
     print(f"  loss    relative     {e_loss:.3e}  yardstick {y_loss:.3e}  tol {t_loss:.2e}"
           f"  (bench {ex['loss']:.7g}, torch {loss_t:.7g})")
     print(f"  grad    worst norm-relative {w['grad'][0]:.3e}  yardstick {w['grad'][1]:.3e}  "
-          f"{w['grad'][2]}; {len(names) - len(skipped)} compared, {len(skipped)} where the "
-          f"yardstick itself is off by >= {1 / slack if slack else 1:.2f} not compared")
-    print(f"  norm    worst |ratio - 1| {w['norm'][0]:.3e}  yardstick {w['norm'][1]:.3e}  "
-          f"{w['norm'][2]}")
+          f"{w['grad'][2]}; yardstick median {floor_e:.3e}; {len(names) - len(skipped)} "
+          "compared in direction")
+    if skipped:
+        print(f"  norm    worst |ratio - 1| {w['norm'][0]:.3e}  yardstick {w['norm'][1]:.3e}  "
+              f"{w['norm'][2]}; median {med_b:.3e}  yardstick {med_y:.3e}; {len(skipped)} "
+              "tensors compared in norm only (the yardstick's direction is off by >= 1/3)")
     print(f"  update  worst ratio to bound {w['update'][0]:.3f} (<= 1) {w['update'][2]}; "
           f"params_after worst norm-relative {w['param'][0]:.3e} {w['param'][2]}")
     print(f"  sgd     worst ratio to 4 ulp {w['sgd'][0]:.3f} (<= 1) {w['sgd'][2]}")
