@@ -114,7 +114,9 @@ int main(int argc, char *argv[])
 	int ch;
 
 	progname = "median";
-	usage_text = "median [-c dlperf] [file ...]";
+	usage_text = "median [-c dlperf] [file ...]\n"
+		     "  in:  framework key run samples_per_s\n"
+		     "  out: framework key median mean min max n";
 	opterr = 0;
 	while ((ch = getopt(argc, argv, "c:")) != -1) {
 		switch (ch) {

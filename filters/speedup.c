@@ -77,7 +77,9 @@ int main(int argc, char *argv[])
 	struct input in;
 
 	progname = "speedup";
-	usage_text = "speedup [file ...]";
+	usage_text = "speedup [file ...]\n"
+		     "  in:  framework key median mean min max n\n"
+		     "  out: framework key median mean min max n speedup";
 	opterr = 0;
 	if (getopt(argc, argv, "") != -1)
 		usage();

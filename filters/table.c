@@ -301,7 +301,14 @@ int main(int argc, char *argv[])
 	int ch;
 
 	progname = "table";
-	usage_text = "table [-s scaling|compare|json] [-p published.tsv] [file ...]";
+	usage_text =
+		"table [-s scaling|compare|json] [-p published.tsv] [file ...]\n"
+		"  in: framework key median mean min max n speedup\n"
+		"  scaling: per framework, batch, precision; rows in ladder order:\n"
+		"    | node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n "
+		"| spread |[ published |]\n"
+		"  compare: per batch, precision: | node num | device num | <framework> ... |\n"
+		"  json: {\"r50\": {\"<N>n<G>g\": {...}, ...}}, cases in ladder order, one line";
 	opterr = 0;
 	while ((ch = getopt(argc, argv, "s:p:")) != -1) {
 		switch (ch) {

@@ -665,7 +665,9 @@ int main(int argc, char *argv[])
 	int active = 0, ch;
 
 	progname = "window";
-	usage_text = "window [-c dlperf] [-s skip] [-n count] [-m time|rate] [file ...]";
+	usage_text = "window [-c dlperf] [-s skip] [-n count] [-m time|rate] [file ...]\n"
+		     "  in:  framework format key run iter timestamp_s step_s samples_per_s loss\n"
+		     "  out: framework key run samples_per_s";
 	opterr = 0;
 	while ((ch = getopt(argc, argv, "c:s:n:m:")) != -1) {
 		switch (ch) {

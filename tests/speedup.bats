@@ -154,5 +154,7 @@ IN
 
 @test "a flag is a usage error" {
 	run -2 --separate-stderr speedup -x
-	[ "$stderr" = "usage: speedup [file ...]" ]
+	[ "$stderr" = "usage: speedup [file ...]
+  in:  framework key median mean min max n
+  out: framework key median mean min max n speedup" ]
 }

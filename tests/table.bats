@@ -262,5 +262,10 @@ IN
 @test "an unknown flag is a usage error" {
 	run -2 --separate-stderr table -x
 	[ -z "$output" ]
-	[ "$stderr" = "usage: table [-s scaling|compare|json] [-p published.tsv] [file ...]" ]
+	[ "$stderr" = 'usage: table [-s scaling|compare|json] [-p published.tsv] [file ...]
+  in: framework key median mean min max n speedup
+  scaling: per framework, batch, precision; rows in ladder order:
+    | node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread |[ published |]
+  compare: per batch, precision: | node num | device num | <framework> ... |
+  json: {"r50": {"<N>n<G>g": {...}, ...}}, cases in ladder order, one line' ]
 }

@@ -184,6 +184,12 @@ check_dlperf() {
 	[ "$stderr" = "window: oneflow-insightface/1n1g_b115_fp32/1: 119 kept lines, need 120" ]
 }
 
+@test "-c dlperf measures bench, which DLPerf never ran, our way" {
+	for i in $(seq 1 120); do rec bench bench 1n1g_b16_fp32 7 "$i" - 0.5 - ; done > "$BATS_TEST_TMPDIR/b"
+	run -0 window -c dlperf "$BATS_TEST_TMPDIR/b"
+	[ "$output" = "$(printf 'bench\t1n1g_b16_fp32\t7\t32.00')" ]
+}
+
 @test "-c dlperf and -m exclude each other" {
 	run -2 --separate-stderr window -c dlperf -m rate /dev/null
 	[ "$stderr" = "window: -m: DLPerf's method is fixed per format with -c dlperf" ]
@@ -347,7 +353,9 @@ check_dlperf() {
 @test "an unknown flag is a usage error" {
 	run -2 --separate-stderr window -x
 	[ -z "$output" ]
-	[ "$stderr" = "usage: window [-c dlperf] [-s skip] [-n count] [-m time|rate] [file ...]" ]
+	[ "$stderr" = "usage: window [-c dlperf] [-s skip] [-n count] [-m time|rate] [file ...]
+  in:  framework format key run iter timestamp_s step_s samples_per_s loss
+  out: framework key run samples_per_s" ]
 }
 
 @test "-s must be an integer" {
