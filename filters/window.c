@@ -477,16 +477,14 @@ static double dlperf_speed(struct run *r)
 		return r2n(m);
 	}
 	if (strcmp(f, "mindspore") == 0) {
-		/* In file order until the first sink past e: the sink times of the
-		 * sinks past w, all ranks; TB ÷ (Σ ÷ (n × W)). */
-		long sink = 0, last = 0;
+		/* In file order until the first sink past e: the sink times (step_s
+		 * of an interval record is the whole sink) of the sinks past w, all
+		 * ranks; TB ÷ (Σ ÷ (n × W)). */
+		long last = 0;
 		double sum = 0;
-		for (size_t i = 0; i < r->nl; i++) {
-			if (sink == 0 || r->lines[i].iter < sink)
-				sink = r->lines[i].iter;
+		for (size_t i = 0; i < r->nl; i++)
 			if (r->lines[i].iter > last)
 				last = r->lines[i].iter;
-		}
 		if (last < e)
 			die("%s: %ld iterations, need %ld", r->name, last, e);
 		for (size_t i = 0; i < r->nl && r->lines[i].iter <= e; i++) {
@@ -494,7 +492,7 @@ static double dlperf_speed(struct run *r)
 				continue;
 			if (isnan(r->lines[i].step))
 				die("%s: no step_s at iteration %ld", r->name, r->lines[i].iter);
-			sum += r->lines[i].step * (double)sink;
+			sum += r->lines[i].step;
 		}
 		if (sum <= 1e-5)
 			die("%s: cost time is 0", r->name);
