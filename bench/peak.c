@@ -1,0 +1,263 @@
+/*
+ * peak.c — this machine's convolution roof: time single oneDNN convolutions of
+ * ResNet50 v1.5's shapes (forward, backward-data, backward-weights) in fp32
+ * and bf16, layouts chosen by oneDNN (format_tag any), and print the best
+ * rate per precision. Reads nothing; writes on stdout one line per precision
+ *
+ *	roof fp32 345.6 GFLOP/s 128x128x3x3 s1 28x28 fwd
+ *
+ * and with -v one line per shape and direction on stderr. A multiply-add
+ * counts as 2 FLOP. Threads: oneDNN's OpenMP (OMP_NUM_THREADS).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <dnnl.h>
+#include <dnnl_debug.h>
+
+static const char *prog = "peak";
+
+#define DNNL_CHECK(call) dnnl_check((call), #call, __FILE__, __LINE__)
+
+static void dnnl_check(dnnl_status_t s, const char *what, const char *file, int line)
+{
+	if (s == dnnl_success)
+		return;
+	fprintf(stderr, "%s: dnnl error at %s:%d: %s (%s)\n", prog, file, line,
+		dnnl_status2str(s), what);
+	exit(1);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: %s [-v] [-b batch] [-n reps] [-p precision]\n", prog);
+	exit(2);
+}
+
+static long number(const char *s, const char *flag, long lo, long hi)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		fprintf(stderr, "%s: %s: %s: not a number in [%ld, %ld]\n", prog, flag, s, lo, hi);
+		exit(2);
+	}
+	return v;
+}
+
+/* ResNet50 v1.5's distinct convolutions at 224 px: in, out, kernel, stride,
+ * input side. The stride-2 3x3 is the v1.5 placement. */
+static const struct shape {
+	int ic, oc, k, s, h;
+} shapes[] = {
+	{3, 64, 7, 2, 224},
+	{64, 64, 1, 1, 56},    {64, 64, 3, 1, 56},    {64, 256, 1, 1, 56},   {256, 64, 1, 1, 56},
+	{256, 128, 1, 1, 56},  {128, 128, 3, 2, 56},  {128, 512, 1, 1, 28},  {256, 512, 1, 2, 56},
+	{512, 128, 1, 1, 28},  {128, 128, 3, 1, 28},
+	{512, 256, 1, 1, 28},  {256, 256, 3, 2, 28},  {256, 1024, 1, 1, 14}, {512, 1024, 1, 2, 28},
+	{1024, 256, 1, 1, 14}, {256, 256, 3, 1, 14},
+	{1024, 512, 1, 1, 14}, {512, 512, 3, 2, 14},  {512, 2048, 1, 1, 7},  {1024, 2048, 1, 2, 14},
+	{2048, 512, 1, 1, 7},  {512, 512, 3, 1, 7},
+};
+
+enum { FWD, BWD_DATA, BWD_WEIGHTS, NDIR };
+static const char *dir_name[NDIR] = {"fwd", "bwd-data", "bwd-weights"};
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static dnnl_memory_t alloc_filled(const dnnl_memory_desc_t *md, dnnl_engine_t eng)
+{
+	dnnl_memory_t m;
+	DNNL_CHECK(dnnl_memory_create(&m, md, eng, DNNL_MEMORY_ALLOCATE));
+	void *p;
+	DNNL_CHECK(dnnl_memory_get_data_handle(m, &p));
+	size_t n = dnnl_memory_desc_get_size(md);
+	if (md->data_type == dnnl_f32) {
+		float *f = p;
+		for (size_t i = 0; i < n / sizeof *f; i++)
+			f[i] = 0.01f * (float)(int)(i % 13 - 6);
+	} else {
+		unsigned short *h = p; /* bf16 bit patterns of +-0.0078 and 0 */
+		static const unsigned short v[3] = {0x3c00, 0x0000, 0xbc00};
+		for (size_t i = 0; i < n / sizeof *h; i++)
+			h[i] = v[i % 3];
+	}
+	return m;
+}
+
+/* Best seconds of one convolution in one direction over reps runs. */
+static double time_conv(const struct shape *c, int batch, int dir, dnnl_data_type_t dt,
+			int reps, dnnl_engine_t eng, dnnl_stream_t st)
+{
+	int oh = (c->h + 2 * (c->k / 2) - c->k) / c->s + 1;
+	dnnl_dims_t src_d = {batch, c->ic, c->h, c->h}, wei_d = {c->oc, c->ic, c->k, c->k};
+	dnnl_dims_t dst_d = {batch, c->oc, oh, oh};
+	dnnl_dims_t strides = {c->s, c->s}, pad_l = {c->k / 2, c->k / 2};
+	/* Right padding so that the output side is exactly oh. */
+	int pr = (oh - 1) * c->s + c->k - c->h - c->k / 2;
+	dnnl_dims_t pad_r = {pr, pr};
+	dnnl_memory_desc_t src_md, wei_md, dst_md, dwei_md;
+	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&src_md, 4, src_d, dt, dnnl_format_tag_any));
+	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wei_md, 4, wei_d, dt, dnnl_format_tag_any));
+	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&dst_md, 4, dst_d, dt, dnnl_format_tag_any));
+	/* bf16 training keeps fp32 weight gradients (fp32 master weights). */
+	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&dwei_md, 4, wei_d, dnnl_f32,
+						dnnl_format_tag_any));
+
+	dnnl_convolution_desc_t fd, d;
+	dnnl_primitive_desc_t fpd, pd;
+	DNNL_CHECK(dnnl_convolution_forward_desc_init(&fd, dnnl_forward_training,
+						      dnnl_convolution_direct, &src_md, &wei_md,
+						      NULL, &dst_md, strides, pad_l, pad_r));
+	DNNL_CHECK(dnnl_primitive_desc_create(&fpd, &fd, NULL, eng, NULL));
+	if (dir == FWD) {
+		pd = fpd;
+	} else {
+		if (dir == BWD_DATA)
+			DNNL_CHECK(dnnl_convolution_backward_data_desc_init(
+				&d, dnnl_convolution_direct, &src_md, &wei_md, &dst_md, strides,
+				pad_l, pad_r));
+		else
+			DNNL_CHECK(dnnl_convolution_backward_weights_desc_init(
+				&d, dnnl_convolution_direct, &src_md,
+				dt == dnnl_f32 ? &wei_md : &dwei_md, NULL, &dst_md, strides, pad_l,
+				pad_r));
+		DNNL_CHECK(dnnl_primitive_desc_create(&pd, &d, NULL, eng, fpd));
+	}
+
+	/* Arguments in the layouts the primitive chose. */
+	static const struct {
+		int arg;
+		dnnl_query_t q;
+	} fwd_args[] = {{DNNL_ARG_SRC, dnnl_query_src_md},
+			{DNNL_ARG_WEIGHTS, dnnl_query_weights_md},
+			{DNNL_ARG_DST, dnnl_query_dst_md},
+			{DNNL_ARG_SCRATCHPAD, dnnl_query_scratchpad_md}},
+	  bd_args[] = {{DNNL_ARG_DIFF_SRC, dnnl_query_diff_src_md},
+		       {DNNL_ARG_WEIGHTS, dnnl_query_weights_md},
+		       {DNNL_ARG_DIFF_DST, dnnl_query_diff_dst_md},
+		       {DNNL_ARG_SCRATCHPAD, dnnl_query_scratchpad_md}},
+	  bw_args[] = {{DNNL_ARG_SRC, dnnl_query_src_md},
+		       {DNNL_ARG_DIFF_WEIGHTS, dnnl_query_diff_weights_md},
+		       {DNNL_ARG_DIFF_DST, dnnl_query_diff_dst_md},
+		       {DNNL_ARG_SCRATCHPAD, dnnl_query_scratchpad_md}};
+	const __typeof__(fwd_args[0]) *a = dir == FWD ? fwd_args : dir == BWD_DATA ? bd_args
+										    : bw_args;
+	dnnl_exec_arg_t args[4];
+	int nargs = 0;
+	for (int i = 0; i < 4; i++) {
+		const dnnl_memory_desc_t *md = dnnl_primitive_desc_query_md(pd, a[i].q, 0);
+		if (!md || dnnl_memory_desc_get_size(md) == 0)
+			continue;
+		args[nargs].arg = a[i].arg;
+		args[nargs].memory = alloc_filled(md, eng);
+		nargs++;
+	}
+	dnnl_primitive_t prim;
+	DNNL_CHECK(dnnl_primitive_create(&prim, pd));
+
+	double best = 1e30;
+	for (int r = -2; r < reps; r++) { /* two warm-up runs */
+		double t0 = now();
+		DNNL_CHECK(dnnl_primitive_execute(prim, st, nargs, args));
+		DNNL_CHECK(dnnl_stream_wait(st));
+		double t = now() - t0;
+		if (r >= 0 && t < best)
+			best = t;
+	}
+	DNNL_CHECK(dnnl_primitive_destroy(prim));
+	for (int i = 0; i < nargs; i++)
+		DNNL_CHECK(dnnl_memory_destroy(args[i].memory));
+	if (pd != fpd)
+		DNNL_CHECK(dnnl_primitive_desc_destroy(pd));
+	DNNL_CHECK(dnnl_primitive_desc_destroy(fpd));
+	return best;
+}
+
+int main(int argc, char **argv)
+{
+	int batch = 16, reps = 5, verbose = 0, want_fp32 = 1, want_bf16 = 1, ch;
+	while ((ch = getopt(argc, argv, "b:n:p:v")) != -1) {
+		switch (ch) {
+		case 'b':
+			batch = (int)number(optarg, "-b", 1, 1024);
+			break;
+		case 'n':
+			reps = (int)number(optarg, "-n", 1, 10000);
+			break;
+		case 'p':
+			want_fp32 = strcmp(optarg, "fp32") == 0;
+			want_bf16 = strcmp(optarg, "bf16") == 0;
+			if (!want_fp32 && !want_bf16) {
+				fprintf(stderr, "%s: -p: %s: want fp32 or bf16\n", prog, optarg);
+				exit(2);
+			}
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+
+	dnnl_engine_t eng;
+	dnnl_stream_t st;
+	DNNL_CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0));
+	DNNL_CHECK(dnnl_stream_create(&st, eng, dnnl_stream_default_flags));
+
+	static const struct {
+		const char *name;
+		dnnl_data_type_t dt;
+	} precs[] = {{"fp32", dnnl_f32}, {"bf16", dnnl_bf16}};
+	for (int p = 0; p < 2; p++) {
+		if ((p == 0 && !want_fp32) || (p == 1 && !want_bf16))
+			continue;
+		double roof = 0;
+		char where[96] = "";
+		for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+			const struct shape *c = &shapes[i];
+			int oh = (c->h + 2 * (c->k / 2) - c->k) / c->s + 1;
+			double flop = 2.0 * batch * c->oc * oh * oh * (double)c->ic * c->k * c->k;
+			for (int dir = 0; dir < NDIR; dir++) {
+				/* The first layer's input gradient is never computed. */
+				if (i == 0 && dir == BWD_DATA)
+					continue;
+				double t = time_conv(c, batch, dir, precs[p].dt, reps, eng, st);
+				double gf = flop / t * 1e-9;
+				char shp[96];
+				snprintf(shp, sizeof shp, "%dx%dx%dx%d s%d %dx%d %s", c->oc, c->ic,
+					 c->k, c->k, c->s, c->h, c->h, dir_name[dir]);
+				if (verbose)
+					fprintf(stderr, "%s: %s %s %.3f ms %.1f GFLOP/s\n", prog,
+						precs[p].name, shp, t * 1e3, gf);
+				if (gf > roof) {
+					roof = gf;
+					memcpy(where, shp, sizeof where);
+				}
+			}
+		}
+		printf("roof %s %.1f GFLOP/s %s\n", precs[p].name, roof, where);
+		fflush(stdout);
+	}
+	DNNL_CHECK(dnnl_stream_destroy(st));
+	DNNL_CHECK(dnnl_engine_destroy(eng));
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		fprintf(stderr, "%s: stdout: %s\n", prog, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
