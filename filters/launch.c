@@ -275,6 +275,73 @@ static void probe_hosts(const char *path, const struct host *h)
 
 /* ---- the command line ------------------------------------------------ */
 
+/* Slurm's compressed host list, "gpu[01-03,07],login1" → gpu01 gpu02 gpu03
+ * gpu07 login1: ranges keep the width of their first number, several
+ * bracket groups in one name multiply. -1 when it is not one. */
+static int expand_name(const char *name, size_t len, struct vec *out)
+{
+	const char *lb = memchr(name, '[', len), *rb;
+
+	if (out->n > MAX_RANKS)
+		return -1;
+	if (!lb) {
+		if (!len || memchr(name, ']', len))
+			return -1;
+		char *s = xrealloc(NULL, len + 1);
+		memcpy(s, name, len);
+		s[len] = '\0';
+		vec_push(out, s);
+		free(s);
+		return 0;
+	}
+	if (!(rb = memchr(lb, ']', len - (size_t)(lb - name))))
+		return -1;
+	for (const char *p = lb + 1, *e; p < rb; p = e + 1) {
+		char lo_s[24], hi_s[24];
+		long lo, hi;
+		if (!(e = memchr(p, ',', (size_t)(rb - p))))
+			e = rb;
+		const char *dash = memchr(p, '-', (size_t)(e - p)), *lo_end = dash ? dash : e;
+		if (lo_end - p < 1 || lo_end - p > 18 || (dash && (e - dash < 2 || e - dash > 19)))
+			return -1;
+		snprintf(lo_s, sizeof lo_s, "%.*s", (int)(lo_end - p), p);
+		snprintf(hi_s, sizeof hi_s, "%.*s", dash ? (int)(e - dash - 1) : (int)(e - p),
+			 dash ? dash + 1 : p);
+		if (strspn(lo_s, "0123456789") != strlen(lo_s) ||
+		    strspn(hi_s, "0123456789") != strlen(hi_s) ||
+		    parse_long(lo_s, 0, 999999999, &lo) || parse_long(hi_s, 0, 999999999, &hi) ||
+		    hi < lo || hi - lo > MAX_RANKS)
+			return -1;
+		for (long v = lo; v <= hi; v++) {
+			size_t pre = (size_t)(lb - name), post = len - (size_t)(rb + 1 - name);
+			char *s = xrealloc(NULL, pre + post + 32);
+			int w = snprintf(s + pre, 32, "%0*ld", (int)strlen(lo_s), v);
+			memcpy(s, name, pre);
+			memcpy(s + pre + w, rb + 1, post);
+			int bad = expand_name(s, pre + (size_t)w + post, out);
+			free(s);
+			if (bad)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int nodelist_expand(const char *s, struct vec *out)
+{
+	for (const char *p = s;; p++) {
+		const char *q = p;
+		for (int depth = 0; *q && (depth || *q != ','); q++)
+			depth += (*q == '[') - (*q == ']');
+		if (expand_name(p, (size_t)(q - p), out) != 0)
+			return -1;
+		if (!*q)
+			return 0;
+		p = q;
+	}
+}
+
+
 /* Replace {batch} {precision} {nodes} {gpus} {key}; other braces stay. */
 static char *substitute(const char *s)
 {
@@ -607,79 +674,83 @@ int main(int argc, char *argv[])
 	int ncmd = argc - 2;
 
 	struct host *hosts = NULL;
-	if (hostfile)
-		check_hosts(hostfile, hosts, read_hostfile(hostfile, &hosts));
+	size_t nhosts = 0;
+	if (hostfile) {
+		nhosts = read_hostfile(hostfile, &hosts);
+		check_hosts(hostfile, hosts, nhosts);
+	}
 
+	enum { DIRECT, MPIRUN, SRUN } how;
 	const char *slurm = getenv("SLURM_JOB_ID");
-	int in_slurm = slurm && *slurm;
-	if (world == 1 && (in_slurm || !hostfile))
-		hostfile = NULL;
-	if (!hostfile && !in_slurm && key.nodes > 1)
+	if (world == 1 && ((slurm && *slurm) || !hostfile))
+		how = DIRECT;
+	else if (slurm && *slurm)
+		how = SRUN;
+	else if (hostfile || key.nodes == 1)
+		how = MPIRUN;
+	else
 		die("%s: %ld nodes need a host file (-H) or a Slurm allocation", keystr,
 		    key.nodes);
-
-	/* The hosts this run uses, as the header shows them. */
-	size_t hlen = 64;
-	for (long i = 0; hostfile && i < key.nodes; i++)
-		hlen += strlen(hosts[i].name) + 24;
-	char *hostlist = xrealloc(NULL, hlen);
-	if (hostfile) {
-		size_t o = 0;
-		for (long i = 0; i < key.nodes; i++)
-			o += (size_t)snprintf(hostlist + o, hlen - o, "%s%s:%ld", i ? "," : "",
-					      hosts[i].name, key.gpus);
-	} else if (in_slurm && world > 1) {
+	if (how == SRUN && !hostfile) {
 		const char *nl = getenv("SLURM_JOB_NODELIST");
-		hostlist = xrealloc(hostlist, strlen(nl ? nl : "-") + 16);
-		sprintf(hostlist, "slurm:%s", nl ? nl : "-");
-	} else {
-		snprintf(hostlist, hlen, "localhost:%ld", key.gpus);
+		struct vec names = {0};
+		if (!nl || !*nl)
+			die("Slurm job %s: SLURM_JOB_NODELIST is not set", slurm);
+		if (nodelist_expand(nl, &names) != 0)
+			die("Slurm job %s: SLURM_JOB_NODELIST: '%s' is not a host list", slurm, nl);
+		if (names.n < (size_t)key.nodes)
+			die("Slurm job %s: %zu node%s, need %ld for %s", slurm, names.n,
+			    names.n == 1 ? "" : "s", key.nodes, keystr);
+		hosts = xrealloc(NULL, names.n * sizeof *hosts);
+		for (nhosts = 0; nhosts < names.n; nhosts++)
+			hosts[nhosts] = (struct host){names.v[nhosts], -1};
 	}
 
-	if (in_slurm && world > 1 && !hostfile) {
-		const char *nn = getenv("SLURM_JOB_NUM_NODES");
-		long have;
-		if (nn && parse_long(nn, 0, 1L << 30, &have) == 0 && have < key.nodes)
-			die("Slurm job %s: %ld node%s, need %ld for %s", slurm, have,
-			    have == 1 ? "" : "s", key.nodes, keystr);
+	/* The hosts this run uses, "h1:G,h2:G", as the header and
+	 * DLBENCH_HOSTS show them; srun's --nodelist is the same names. */
+	char *hostlist, *nodelist;
+	if (how == DIRECT || !hosts) {
+		char buf[48];
+		snprintf(buf, sizeof buf, "localhost:%ld", key.gpus);
+		hostlist = xstrdup(buf);
+		nodelist = xstrdup("localhost");
+	} else {
+		size_t len = 1;
+		for (long i = 0; i < key.nodes; i++)
+			len += strlen(hosts[i].name) + 24;
+		hostlist = xrealloc(NULL, len);
+		nodelist = xrealloc(NULL, len);
+		for (long i = 0, o = 0, q = 0; i < key.nodes; i++) {
+			o += snprintf(hostlist + o, len - (size_t)o, "%s%s:%ld", i ? "," : "",
+				      hosts[i].name, key.gpus);
+			q += snprintf(nodelist + q, len - (size_t)q, "%s%s", i ? "," : "",
+				      hosts[i].name);
+		}
 	}
-	if (hostfile && !in_slurm)
+	if (how == MPIRUN && hostfile)
 		probe_hosts(hostfile, hosts);
 
 	export_long("DLBENCH_NODES", key.nodes);
 	export_long("DLBENCH_GPUS", key.gpus);
 	export_long("DLBENCH_BATCH", key.batch);
 	export_long("DLBENCH_WORLD", world);
-	if (setenv("DLBENCH_KEY", keystr, 1) || setenv("DLBENCH_PRECISION", key.prec, 1))
+	if (setenv("DLBENCH_KEY", keystr, 1) || setenv("DLBENCH_PRECISION", key.prec, 1) ||
+	    setenv("DLBENCH_HOSTS", hostlist, 1))
 		die("setenv:");
 
 	struct vec av = {0};
-	if (world == 1 && !hostfile) {
-		/* the command alone */
-	} else if (in_slurm) {
+	if (how == SRUN) {
 		vec_push(&av, "srun");
 		vec_pushf(&av, "--nodes=%ld", key.nodes);
 		vec_pushf(&av, "--ntasks=%ld", world);
 		vec_pushf(&av, "--ntasks-per-node=%ld", key.gpus);
-		if (hostfile) {
-			char *nl = xstrdup(hostlist), *o = nl;
-			for (char *p = hostlist; *p; p++) {
-				if (*p == ':')
-					while (p[1] && p[1] != ',')
-						p++;
-				else
-					*o++ = *p;
-			}
-			*o = '\0';
-			char *arg = xrealloc(NULL, strlen(nl) + 16);
-			sprintf(arg, "--nodelist=%s", nl);
-			vec_push(&av, arg);
-			free(arg);
-			free(nl);
-		}
+		char *arg = xrealloc(NULL, strlen(nodelist) + 16);
+		sprintf(arg, "--nodelist=%s", nodelist);
+		vec_push(&av, arg);
+		free(arg);
 		vec_push(&av, "--cpu-bind=none");
 		vec_push(&av, "--kill-on-bad-exit=1");
-	} else {
+	} else if (how == MPIRUN) {
 		vec_push(&av, "mpirun");
 		vec_push(&av, "-np");
 		vec_pushf(&av, "%ld", world);

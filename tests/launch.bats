@@ -71,11 +71,12 @@ all_gone() {
 	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = "DLBENCH_BATCH=32" ]
 	[ "${lines[2]}" = "DLBENCH_GPUS=1" ]
-	[ "${lines[3]}" = "DLBENCH_KEY=1n1g_b32_bf16" ]
-	[ "${lines[4]}" = "DLBENCH_NODES=1" ]
-	[ "${lines[5]}" = "DLBENCH_PRECISION=bf16" ]
-	[ "${lines[6]}" = "DLBENCH_WORLD=1" ]
-	[ "${#lines[@]}" -eq 7 ]
+	[ "${lines[3]}" = "DLBENCH_HOSTS=localhost:1" ]
+	[ "${lines[4]}" = "DLBENCH_KEY=1n1g_b32_bf16" ]
+	[ "${lines[5]}" = "DLBENCH_NODES=1" ]
+	[ "${lines[6]}" = "DLBENCH_PRECISION=bf16" ]
+	[ "${lines[7]}" = "DLBENCH_WORLD=1" ]
+	[ "${#lines[@]}" -eq 8 ]
 }
 
 @test "1n1g runs the command itself, not mpirun" {
@@ -118,6 +119,8 @@ none
 DLBENCH_BATCH
 -x
 DLBENCH_GPUS
+-x
+DLBENCH_HOSTS
 -x
 DLBENCH_KEY
 -x
@@ -205,32 +208,47 @@ launch: $F/hosts-few-slots.txt: 127.0.0.3: 1 slot, need 2 for 3n2g_b16_fp32" ]
 
 @test "inside Slurm the job is started by srun with the same placement" {
 	fake srun mpirun
-	export SLURM_JOB_ID=4242 SLURM_JOB_NUM_NODES=2 SLURM_JOB_NODELIST='gpu[01-02]'
-	run --separate-stderr launch 2n4g_b128_fp32 -- bench --batch {batch}
+	export SLURM_JOB_ID=4242 SLURM_JOB_NODELIST='gpu[01-03,07]'
+	run --separate-stderr launch 2n4g_b128_fp32 -- sh -c 'bench --batch {batch}'
 	[ "$status" -eq 0 ]
-	[[ "${lines[0]}" =~ ^"# launch key=2n4g_b128_fp32 hosts=slurm:gpu[01-02] start="$STAMP" command=bench --batch 128"$ ]]
+	[[ "${lines[0]}" =~ ^"# launch key=2n4g_b128_fp32 hosts=gpu01:4,gpu02:4 start="$STAMP" command=sh -c 'bench --batch 128'"$ ]]
 	[ "$(printf '%s\n' "${lines[@]:1}")" = "srun
 --nodes=2
 --ntasks=8
 --ntasks-per-node=4
+--nodelist=gpu01,gpu02
 --cpu-bind=none
 --kill-on-bad-exit=1
-bench
---batch
-128" ]
+sh
+-c
+bench --batch 128" ]
+}
+
+@test "inside Slurm the node list is expanded as Slurm writes it" {
+	fake srun
+	export SLURM_JOB_ID=4242 SLURM_JOB_NODELIST='r[1-2]-n[08-10],login'
+	run --separate-stderr launch 7n1g_b1_fp32 -- sh -c 'echo $DLBENCH_HOSTS'
+	[ "$status" -eq 0 ]
+	[ "${lines[5]}" = "--nodelist=r1-n08,r1-n09,r1-n10,r2-n08,r2-n09,r2-n10,login" ]
+	for bad in 'gpu[01-' 'gpu[2-1]' 'gpu[a-b]' 'gpu]' 'a,,b'; do
+		SLURM_JOB_NODELIST=$bad run --separate-stderr launch 2n1g_b1_fp32 -- true
+		[ "$status" -eq 1 ]
+		[ "$stderr" = "launch: Slurm job 4242: SLURM_JOB_NODELIST: '$bad' is not a host list" ]
+	done
 }
 
 @test "inside Slurm a host file picks the nodes" {
 	fake srun
-	export SLURM_JOB_ID=4242
+	export SLURM_JOB_ID=4242 SLURM_JOB_NODELIST='gpu[01-03]'
 	run --separate-stderr launch -H "$F/hosts-ok.txt" 2n2g_b16_fp32 -- true
 	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "# launch key=2n2g_b16_fp32 hosts=127.0.0.1:2,127.0.0.2:2 "* ]]
 	[ "${lines[5]}" = "--nodelist=127.0.0.1,127.0.0.2" ]
 }
 
 @test "inside Slurm an allocation with too few nodes is refused" {
 	fake srun
-	export SLURM_JOB_ID=4242 SLURM_JOB_NUM_NODES=1
+	export SLURM_JOB_ID=4242 SLURM_JOB_NODELIST=gpu01
 	run --separate-stderr launch 2n1g_b16_fp32 -- true
 	[ "$status" -eq 1 ]
 	[ "$output" = "" ]

@@ -110,10 +110,10 @@ rank 3 of 4 on $NET.4 sum 10" ]
 @test "the configuration's environment reaches ranks on other hosts" {
 	export NCCL_SOCKET_IFNAME=eth0 OMP_NUM_THREADS=1
 	run --separate-stderr launch -t 60 -H "$(hosts 2)" 2n1g_b8_amp -- \
-		sh -c 'echo $DLBENCH_KEY $DLBENCH_WORLD $DLBENCH_BATCH $DLBENCH_PRECISION $NCCL_SOCKET_IFNAME $OMP_NUM_THREADS'
+		sh -c 'echo $DLBENCH_KEY $DLBENCH_WORLD $DLBENCH_BATCH $DLBENCH_PRECISION $NCCL_SOCKET_IFNAME $OMP_NUM_THREADS $DLBENCH_HOSTS'
 	[ "$status" -eq 0 ]
-	[ "${lines[1]}" = "2n1g_b8_amp 2 8 amp eth0 1" ]
-	[ "${lines[2]}" = "2n1g_b8_amp 2 8 amp eth0 1" ]
+	[ "${lines[1]}" = "2n1g_b8_amp 2 8 amp eth0 1 $NET.1:1,$NET.2:1" ]
+	[ "${lines[2]}" = "${lines[1]}" ]
 }
 
 @test "a rank killed mid-run fails the run within the timeout, nothing left on any host" {
