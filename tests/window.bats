@@ -158,6 +158,10 @@ check_dlperf() {
 	check_dlperf mxnet
 }
 
+@test "-c dlperf means are numpy's pairwise sums (383.97, where a sequential sum gives 383.96)" {
+	check_dlperf mxnet-pairwise
+}
+
 @test "-c dlperf mindspore: sink times past step 100 of all ranks, R2p" {
 	check_dlperf mindspore
 }
