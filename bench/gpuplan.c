@@ -41,6 +41,15 @@ gpu_conv_dedup(const struct gpu_conv_shape *shape, int n, int *idx)
 	return distinct;
 }
 
+int
+gpu_conv_lookup(const struct gpu_conv_shape *tab, int n, const struct gpu_conv_shape *s)
+{
+	for (int i = 0; i < n; i++)
+		if (conv_equal(&tab[i], s))
+			return i;
+	return -1;
+}
+
 size_t
 gpu_workspace_limit(size_t flag_limit, size_t free_bytes, double frac)
 {

@@ -34,6 +34,9 @@ int gpu_conv_out(int in, int filt, int stride, int pad);
  */
 int gpu_conv_dedup(const struct gpu_conv_shape *shape, int n, int *idx);
 
+/* Index of the shape equal to s among tab[0 .. n), or -1. */
+int gpu_conv_lookup(const struct gpu_conv_shape *tab, int n, const struct gpu_conv_shape *s);
+
 /*
  * The workspace a cudnnFind search may use: the flag's limit (bytes; 0 = no
  * limit of our own) and at most a fraction 'frac' of the free device memory
