@@ -1208,6 +1208,8 @@ static int parse_mindspore(struct log *lg, char *s, struct it *it)
 			record_die(&lg->in, "epoch %lld step %lld: not positive", e, st);
 		if (l.n >= sizeof lg->ms_loss)
 			record_die(&lg->in, "loss '%.*s' is too long", toklen(l.p), l.p);
+		if (lg->ms_have && lg->ms_iter == e * st)
+			return 0; /* another rank: the first line's loss stands (§1.4) */
 		memcpy(lg->ms_loss, l.p, l.n);
 		lg->ms_lossn = l.n;
 		lg->ms_iter = e * st;
@@ -1491,6 +1493,8 @@ static void flush_groups(struct log *lg)
 	struct grec *g = lg->g;
 	size_t n = lg->ng;
 
+	if (n == 0)
+		return;
 	if (ps->numbering == NUM_EPOCHS) {
 		long maxe = 0;
 		for (size_t i = 0; i < n; i++)

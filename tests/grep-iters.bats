@@ -1,0 +1,530 @@
+#!/usr/bin/env bats
+# grep-iters: training logs -> one record per iteration (framework, format,
+# key, run, iter, timestamp_s, step_s, samples_per_s, loss).
+#
+# Fixtures in tests/fixtures/grep-iters/, placed at paths that give the
+# configurations of spec §5.5:
+#   verbatim (spec §2, byte for byte): pytorch-a (sample A), pytorch-b
+#     (sample B), ngc-pytorch (the DLL sample), oneflow (cnns docstring),
+#     oneflow-bert (BERT docstring); logs/bench is DESIGN.md's bench sample.
+#   reconstructed (spec §2 format strings, numbers illustrative; NOT real
+#     logs): ngc-tensorflow, tensorflow, paddle, plsc, ngc-mxnet (two ranks),
+#     mxnet, mindspore (two ranks), r100_…/1n8g (InsightFace, at the §5.1
+#     path), pytorch-ranks (two interleaved ranks in sample A's format).
+# Expected outputs are written with '|' for TAB.
+
+bats_require_minimum_version 1.5.0
+load helper
+
+F="$FIXTURES/grep-iters"
+
+setup() {
+	common_setup
+	cd "$F"
+}
+
+want() {
+	tr '|' '\t'
+}
+
+# A copy of fixture $1 at $BATS_TEST_TMPDIR/$2.
+place() {
+	mkdir -p "$BATS_TEST_TMPDIR/$(dirname "$2")"
+	cp "$1" "$BATS_TEST_TMPDIR/$2"
+}
+
+# ---- the verbatim samples (spec §5.2-5.4) -----------------------------------
+
+@test "sample A (one rank) gives iterations 1-5 with the full Time values, 12.054 included" {
+	run -0 --separate-stderr grep-iters pytorch-a/2n8g/r50_b128_fp32_1.log
+	[ "$output" = "$(want <<'EOF'
+pytorch|pytorch|2n8g_b128_fp32|1|1|-|12.054|-|6.9828e+00
+pytorch|pytorch|2n8g_b128_fp32|1|2|-|0.970|-|2.6312e+01
+pytorch|pytorch|2n8g_b128_fp32|1|3|-|0.363|-|3.3840e+01
+pytorch|pytorch|2n8g_b128_fp32|1|4|-|0.358|-|1.7229e+01
+pytorch|pytorch|2n8g_b128_fp32|1|5|-|0.352|-|1.3266e+01
+EOF
+)" ]
+	[ -z "$stderr" ]
+}
+
+@test "sample B (two ranks) gives iterations 1-6 and 12-14, sorted, none for 7-11" {
+	run -0 --separate-stderr grep-iters pytorch-b/4n8g/r50_b128_fp32_1.log
+	[ "$output" = "$(want <<'EOF'
+pytorch|pytorch|4n8g_b128_fp32|1|1|-|13.508|-|7.0640e+00
+pytorch|pytorch|4n8g_b128_fp32|1|2|-|0.774|-|1.9974e+01
+pytorch|pytorch|4n8g_b128_fp32|1|3|-|0.317|-|2.6350e+01
+pytorch|pytorch|4n8g_b128_fp32|1|4|-|0.361|-|3.1926e+01
+pytorch|pytorch|4n8g_b128_fp32|1|5|-|0.359|-|1.1616e+01
+pytorch|pytorch|4n8g_b128_fp32|1|6|-|0.363|-|9.9896e+00
+pytorch|pytorch|4n8g_b128_fp32|1|12|-|0.497|-|6.5990e+00
+pytorch|pytorch|4n8g_b128_fp32|1|13|-|0.438|-|6.2312e+00
+pytorch|pytorch|4n8g_b128_fp32|1|14|-|0.548|-|6.5306e+00
+EOF
+)" ]
+	[ -z "$stderr" ]
+}
+
+@test "sample B with -c dlperf gives one record per line in file order, iter = index + 1" {
+	run -0 --separate-stderr grep-iters -c dlperf pytorch-b/4n8g/r50_b128_fp32_1.log
+	[ "$output" = "$(want <<'EOF'
+pytorch|pytorch|4n8g_b128_fp32|1|12|-|0.497|-|6.5990e+00
+pytorch|pytorch|4n8g_b128_fp32|1|13|-|0.438|-|6.2312e+00
+pytorch|pytorch|4n8g_b128_fp32|1|14|-|0.548|-|6.5306e+00
+pytorch|pytorch|4n8g_b128_fp32|1|1|-|13.508|-|7.0640e+00
+pytorch|pytorch|4n8g_b128_fp32|1|2|-|0.774|-|1.9974e+01
+pytorch|pytorch|4n8g_b128_fp32|1|3|-|0.317|-|2.6350e+01
+pytorch|pytorch|4n8g_b128_fp32|1|4|-|0.361|-|3.1926e+01
+pytorch|pytorch|4n8g_b128_fp32|1|5|-|0.359|-|1.1616e+01
+pytorch|pytorch|4n8g_b128_fp32|1|6|-|0.363|-|9.9896e+00
+EOF
+)" ]
+}
+
+@test "the DLL sample gives iterations 1-12 with their stamps as UTC Unix seconds" {
+	run -0 --separate-stderr grep-iters ngc-pytorch/2n8g/r50_b128_fp32_1.log
+	[ "$output" = "$(want <<'EOF'
+ngc-pytorch|ngc-pytorch|2n8g_b128_fp32|1|1|1600180153.473765|-|267.44|7.09304
+ngc-pytorch|ngc-pytorch|2n8g_b128_fp32|1|2|1600180154.427490|-|4294.91|6.93504
+ngc-pytorch|ngc-pytorch|2n8g_b128_fp32|1|3|1600180155.018767|-|6928.79|6.85957
+ngc-pytorch|ngc-pytorch|2n8g_b128_fp32|1|4|1600180155.387051|-|11124.52|6.80420
+ngc-pytorch|ngc-pytorch|2n8g_b128_fp32|1|5|1600180155.791445|-|10131.38|6.75717
+ngc-pytorch|ngc-pytorch|2n8g_b128_fp32|1|6|1600180156.161849|-|11064.93|6.73528
+ngc-pytorch|ngc-pytorch|2n8g_b128_fp32|1|7|1600180156.538463|-|10879.48|6.72415
+ngc-pytorch|ngc-pytorch|2n8g_b128_fp32|1|8|1600180156.946395|-|10044.52|6.71593
+ngc-pytorch|ngc-pytorch|2n8g_b128_fp32|1|9|1600180157.334849|-|10547.30|6.69474
+ngc-pytorch|ngc-pytorch|2n8g_b128_fp32|1|10|1600180157.744287|-|10007.33|6.69965
+ngc-pytorch|ngc-pytorch|2n8g_b128_fp32|1|11|1600180158.159381|-|9872.60|6.69236
+ngc-pytorch|ngc-pytorch|2n8g_b128_fp32|1|12|1600180158.553769|-|10393.54|6.67351
+EOF
+)" ]
+	[ -z "$stderr" ]
+}
+
+@test "the OneFlow cnns sample gives interval records at 20 and 120, body agreeing with 2n8g" {
+	run -0 --separate-stderr grep-iters oneflow/2n8g/r50_b128_fp32_0.log
+	[ "$output" = "$(want <<'EOF'
+oneflow|oneflow|2n8g_b128_fp32|0|20|1597933942.9863544|-|3988.891|7.087004
+oneflow|oneflow|2n8g_b128_fp32|0|120|1597933977.6064055|-|5917.583|1.050499
+EOF
+)" ]
+	[ -z "$stderr" ]
+}
+
+@test "the OneFlow cnns sample at a 1n8g path is an error: the body says 2 nodes" {
+	place oneflow/2n8g/r50_b128_fp32_0.log x/1n8g/r50_b128_fp32_0.log
+	cd "$BATS_TEST_TMPDIR"
+	run -1 --separate-stderr grep-iters x/1n8g/r50_b128_fp32_0.log
+	[ "$stderr" = "grep-iters: x/1n8g/r50_b128_fp32_0.log:4: the log says num_nodes = 2, the path says 1" ]
+	[ -z "$output" ]
+}
+
+@test "the OneFlow cnns sample at a b64 path is an error naming batch_size_per_device" {
+	place oneflow/2n8g/r50_b128_fp32_0.log x/2n8g/r50_b64_fp32_0.log
+	cd "$BATS_TEST_TMPDIR"
+	run -1 --separate-stderr grep-iters x/2n8g/r50_b64_fp32_0.log
+	[ "$stderr" = "grep-iters: x/2n8g/r50_b64_fp32_0.log:2: the log says batch_size_per_device = 128, the path says 64" ]
+}
+
+@test "the OneFlow BERT sample: step 19 is iteration 20, loss is total_loss" {
+	run -0 --separate-stderr grep-iters oneflow-bert/1n1g/bert_b24_fp32_0.log
+	[ "$output" = "$(want <<'EOF'
+oneflow-bert|oneflow-bert|1n1g_b24_fp32|0|20|1598056519.8844702|-|54.982|9.725
+oneflow-bert|oneflow-bert|1n1g_b24_fp32|0|120|1598056537.0029895|-|139.896|8.010
+EOF
+)" ]
+}
+
+@test "OneFlow lines of a later epoch are an error: their iterations cannot be numbered" {
+	run -1 --separate-stderr bash -c 'cat oneflow/2n8g/r50_b128_fp32_0.log > "$BATS_TEST_TMPDIR/l"
+		echo "train: epoch 1, iter 20, loss: 1.0, top_1: 0.0, top_k: 0.0, samples/s: 3988.891 1597933990.5" >> "$BATS_TEST_TMPDIR/l"
+		grep-iters -k 2n8g_b128_fp32 - < "$BATS_TEST_TMPDIR/l"'
+	[ "$stderr" = "grep-iters: <stdin>:7: epoch 1: iterations of later epochs cannot be numbered (this format restarts them and prints only every few)" ]
+}
+
+# ---- bench ------------------------------------------------------------------
+
+@test "a bench log gives its numbers as printed, key and framework from the path" {
+	run -0 --separate-stderr grep-iters logs/bench/1n2g_b16_fp32/1.log
+	[ "$output" = "$(want <<'EOF'
+bench|bench|1n2g_b16_fp32|1|1|1763781234.123456|0.4821|66.37|6.9310
+bench|bench|1n2g_b16_fp32|1|2|1763781234.564656|0.4410|72.56|6.9122
+EOF
+)" ]
+	[ -z "$stderr" ]
+}
+
+@test "a bench log on stdin takes its key from the header, run 1" {
+	run -0 --separate-stderr bash -c 'grep-iters < logs/bench/1n2g_b16_fp32/1.log'
+	[ "$output" = "$(want <<'EOF'
+bench|bench|1n2g_b16_fp32|1|1|1763781234.123456|0.4821|66.37|6.9310
+bench|bench|1n2g_b16_fp32|1|2|1763781234.564656|0.4410|72.56|6.9122
+EOF
+)" ]
+}
+
+@test "a bench header that contradicts the path is an error naming the line" {
+	place logs/bench/1n2g_b16_fp32/1.log logs/bench/1n4g_b16_fp32/1.log
+	cd "$BATS_TEST_TMPDIR"
+	run -1 --separate-stderr grep-iters logs/bench/1n4g_b16_fp32/1.log
+	[ "$stderr" = "grep-iters: logs/bench/1n4g_b16_fp32/1.log:1: the log says gpus_per_node=2, the path says 4" ]
+	[ -z "$output" ]
+}
+
+@test "a bench header that contradicts -k on its precision is an error" {
+	run -1 --separate-stderr bash -c 'grep-iters -k 1n2g_b16_amp < logs/bench/1n2g_b16_fp32/1.log'
+	[ "$stderr" = "grep-iters: <stdin>:1: the log says precision=fp32, -k says amp" ]
+}
+
+@test "bench lines behind an unknown prefix are read, other lines are skipped" {
+	run -0 --separate-stderr bash -c 'printf "%s\n" "starting" "[1,0]<stdout>:iter=7 loss=nan step_s=1.5 samples_per_s=10.5 ts=17.25" "" |
+		grep-iters -k 1n1g_b16_fp32 -F mine'
+	[ "$output" = "$(want <<<'mine|bench|1n1g_b16_fp32|1|7|17.25|1.5|10.5|nan')" ]
+}
+
+@test "a bench line with a zero step time is an error naming the line" {
+	run -1 --separate-stderr bash -c 'printf "%s\n" "iter=1 loss=1 step_s=0.000 samples_per_s=10 ts=1" |
+		grep-iters -k 1n1g_b16_fp32'
+	[ "$stderr" = "grep-iters: <stdin>:1: step_s '0.000' is not positive" ]
+}
+
+# ---- the other formats (reconstructed samples) --------------------------------
+
+@test "NGC TensorFlow: iteration = step + 1, total_loss, stamp without fraction as .000000" {
+	run -0 --separate-stderr grep-iters ngc-tensorflow/2n8g/r50_b128_fp32_5.log
+	[ "$output" = "$(want <<'EOF'
+ngc-tensorflow|ngc-tensorflow|2n8g_b128_fp32|5|21|1599739203.512345|-|362.7125644311|7.2834
+ngc-tensorflow|ngc-tensorflow|2n8g_b128_fp32|5|22|1599739203.865871|-|362.0912235576|7.2922
+ngc-tensorflow|ngc-tensorflow|2n8g_b128_fp32|5|23|1599739204.000000|-|361.5|7.2
+EOF
+)" ]
+}
+
+@test "TensorFlow 2: one interval record per TimeHistory line, step_s = the interval's seconds" {
+	run -0 --separate-stderr grep-iters tensorflow/1n1g/rn50_b128_fp32_1.log
+	[ "$output" = "$(want <<'EOF'
+tensorflow|tensorflow|1n1g_b128_fp32|1|100|-|39.55|323.64|-
+tensorflow|tensorflow|1n1g_b128_fp32|1|200|-|39.77|321.85|-
+EOF
+)" ]
+}
+
+@test "TensorFlow 2: intervals that do not join up are an error" {
+	run -1 --separate-stderr bash -c 'sed 1d tensorflow/1n1g/rn50_b128_fp32_1.log | grep-iters -k 1n1g_b128_fp32'
+	[ "$stderr" = "grep-iters: <stdin>:1: interval starts at step 100, the previous one ended at 0" ]
+}
+
+@test "PaddleCV: iteration = batch + 1, elapse as step_s, the logging stamp; test lines skipped" {
+	run -0 --separate-stderr grep-iters paddle/1n1g/r50_b128_fp32_1.log
+	[ "$output" = "$(want <<'EOF'
+paddle|paddle|1n1g_b128_fp32|1|1|1597937614.400|2.1250|-|6.93500
+paddle|paddle|1n1g_b128_fp32|1|2|1597937614.762|0.3612|-|6.93145
+paddle|paddle|1n1g_b128_fp32|1|3|1597937615.123|0.3630|-|6.92730
+EOF
+)" ]
+}
+
+@test "PLSC: interval records at batch + 1, step_s derived as iterations x TB / qps" {
+	run -0 --separate-stderr grep-iters plsc/1n1g/r50_b128_fp32_1.log
+	[ "$output" = "$(want <<'EOF'
+plsc|plsc|1n1g_b128_fp32|1|1|1615544099.100|1.062240663900415|120.50|42.801234
+plsc|plsc|1n1g_b128_fp32|1|11|1615544102.331|3.217616450064101|397.81|42.718311
+plsc|plsc|1n1g_b128_fp32|1|21|1615544105.548|3.2|400|42.702147
+EOF
+)" ]
+}
+
+@test "NGC MXNet (two ranks): median rate, step_s = TB / rate, the latest stamp" {
+	run -0 --separate-stderr grep-iters ngc-mxnet/1n2g/r50_b128_fp32_1.log
+	[ "$output" = "$(want <<'EOF'
+ngc-mxnet|ngc-mxnet|1n2g_b128_fp32|1|1|1599741296.801|2.319365798414496|110.375|-
+ngc-mxnet|ngc-mxnet|1n2g_b128_fp32|1|2|1599741297.450|0.6540946548165419|391.3806635093233|-
+ngc-mxnet|ngc-mxnet|1n2g_b128_fp32|1|3|1599741298.101|0.650571791613723|393.5|-
+EOF
+)" ]
+}
+
+@test "NGC MXNet with -c dlperf keeps every rank's line in file order" {
+	run -0 --separate-stderr grep-iters -c dlperf ngc-mxnet/1n2g/r50_b128_fp32_1.log
+	[ "$output" = "$(want <<'EOF'
+ngc-mxnet|ngc-mxnet|1n2g_b128_fp32|1|1|1599741296.789|2.5472636815920398|100.5|-
+ngc-mxnet|ngc-mxnet|1n2g_b128_fp32|1|1|1599741296.801|2.128898128898129|120.25|-
+ngc-mxnet|ngc-mxnet|1n2g_b128_fp32|1|2|1599741297.450|0.6519613274465482|392.6613270186466|-
+ngc-mxnet|ngc-mxnet|1n2g_b128_fp32|1|2|1599741297.440|0.6562419892335298|390.1|-
+ngc-mxnet|ngc-mxnet|1n2g_b128_fp32|1|3|1599741298.101|0.650571791613723|393.5|-
+EOF
+)" ]
+}
+
+@test "gluon-cv MXNet: iteration = batch + 1, step_s = TB / Speed" {
+	run -0 --separate-stderr grep-iters mxnet/1n1g/rn50_b128_fp32_1.log
+	[ "$output" = "$(want <<'EOF'
+mxnet|mxnet|1n1g_b128_fp32|1|1|-|1.3456686291000841|95.12|-
+mxnet|mxnet|1n1g_b128_fp32|1|2|-|0.3330991230124652|384.27|-
+mxnet|mxnet|1n1g_b128_fp32|1|3|-|0.33246753246753247|385.00|-
+EOF
+)" ]
+}
+
+@test "MindSpore (two ranks): a record per sink at e x s, step_s = the sink's ms / 1000, median" {
+	run -0 --separate-stderr grep-iters mindspore/1n2g/rn50_b128_fp32_1.log
+	[ "$output" = "$(want <<'EOF'
+mindspore|mindspore|1n2g_b128_fp32|1|10|-|93.46585250000001|-|6.9012345
+mindspore|mindspore|1n2g_b128_fp32|1|20|-|3.4604525|-|6.2012343
+EOF
+)" ]
+}
+
+@test "MindSpore with -c dlperf gives one record per epoch time line, the ms shifted exactly" {
+	run -0 --separate-stderr grep-iters -c dlperf mindspore/1n2g/rn50_b128_fp32_1.log
+	[ "$output" = "$(want <<'EOF'
+mindspore|mindspore|1n2g_b128_fp32|1|10|-|93.461205|-|6.9012345
+mindspore|mindspore|1n2g_b128_fp32|1|10|-|93.4705|-|6.9012345
+mindspore|mindspore|1n2g_b128_fp32|1|20|-|3.461205|-|6.2012343
+mindspore|mindspore|1n2g_b128_fp32|1|20|-|3.4597|-|6.2012343
+EOF
+)" ]
+}
+
+@test "OneFlow InsightFace at the spec's path: key 1n8g_b115_fp32, run 3, iteration as printed" {
+	run -0 --separate-stderr grep-iters r100_fp32_b115_oneflow_model_parallel_True_partial_fc_False_0.1/r100/1n8g/r100_b115_fp32_3.log
+	[ "$output" = "$(want <<'EOF'
+oneflow-insightface|oneflow-insightface|1n8g_b115_fp32|3|1|-|-|1200.5|45.100
+oneflow-insightface|oneflow-insightface|1n8g_b115_fp32|3|2|-|-|1925.433|44.900
+EOF
+)" ]
+}
+
+@test "PyTorch ranks: median step (even count: mean of the two), loss of the first line" {
+	run -0 --separate-stderr grep-iters pytorch-ranks/1n2g/r50_b128_fp32_2.log
+	[ "$output" = "$(want <<'EOF'
+pytorch|pytorch|1n2g_b128_fp32|2|1|-|11.777000000000001|-|6.9828e+00
+pytorch|pytorch|1n2g_b128_fp32|2|2|-|0.935|-|2.6312e+01
+pytorch|pytorch|1n2g_b128_fp32|2|3|-|0.362|-|3.3840e+01
+EOF
+)" ]
+}
+
+@test "PyTorch ranks over two epochs: the second epoch continues the count" {
+	run -0 --separate-stderr bash -c 'printf "Epoch: [%s][ %s/2]\tTime %s (1.0)\n" 0 0 1.0 0 1 1.0 0 0 3.0 1 0 2.0 0 1 4.0 1 1 2.5 |
+		grep-iters -k 1n2g_b16_fp32'
+	[ "$output" = "$(want <<'EOF'
+pytorch|pytorch|1n2g_b16_fp32|1|1|-|2.0|-|-
+pytorch|pytorch|1n2g_b16_fp32|1|2|-|2.5|-|-
+pytorch|pytorch|1n2g_b16_fp32|1|3|-|2.0|-|-
+pytorch|pytorch|1n2g_b16_fp32|1|4|-|2.5|-|-
+EOF
+)" ]
+}
+
+@test "NGC PyTorch: a later epoch continues the count; validation lines are skipped" {
+	run -0 --separate-stderr bash -c 'printf "DLL 2020-09-15 14:29:1%s - Epoch: %s Iteration: %s  train.loss : 7.0  train.total_ips : 300 img/s\n" \
+		3 0 1 4.5 0 2 5.25 1 1 | sed "\$a DLL 2020-09-15 14:29:16.000001 - Epoch: 1 Iteration: 1  val.loss : 7.0  val.top1 : 0.1" |
+		grep-iters -k 1n1g_b16_fp32'
+	[ "$output" = "$(want <<'EOF'
+ngc-pytorch|ngc-pytorch|1n1g_b16_fp32|1|1|1600180153.000000|-|300|7.0
+ngc-pytorch|ngc-pytorch|1n1g_b16_fp32|1|2|1600180154.5|-|300|7.0
+ngc-pytorch|ngc-pytorch|1n1g_b16_fp32|1|3|1600180155.25|-|300|7.0
+EOF
+)" ]
+}
+
+# ---- options ------------------------------------------------------------------
+
+@test "-F sets the framework column" {
+	run -0 --separate-stderr grep-iters -F pytorch-dali pytorch-a/2n8g/r50_b128_fp32_1.log
+	[ "${lines[0]}" = "$(want <<<'pytorch-dali|pytorch|2n8g_b128_fp32|1|1|-|12.054|-|6.9828e+00')" ]
+	[ "${#lines[@]}" -eq 5 ]
+}
+
+@test "several files are read in order, each with its own format and configuration" {
+	run -0 --separate-stderr grep-iters oneflow-bert/1n1g/bert_b24_fp32_0.log tensorflow/1n1g/rn50_b128_fp32_1.log
+	[ "$output" = "$(want <<'EOF'
+oneflow-bert|oneflow-bert|1n1g_b24_fp32|0|20|1598056519.8844702|-|54.982|9.725
+oneflow-bert|oneflow-bert|1n1g_b24_fp32|0|120|1598056537.0029895|-|139.896|8.010
+tensorflow|tensorflow|1n1g_b128_fp32|1|100|-|39.55|323.64|-
+tensorflow|tensorflow|1n1g_b128_fp32|1|200|-|39.77|321.85|-
+EOF
+)" ]
+}
+
+@test "- between files is stdin: key from -k, run 1, the format's framework" {
+	run -0 --separate-stderr bash -c 'grep-iters -k 1n1g_b24_fp32 oneflow-bert/1n1g/bert_b24_fp32_0.log - < tensorflow/1n1g/rn50_b128_fp32_1.log'
+	[ "$output" = "$(want <<'EOF'
+oneflow-bert|oneflow-bert|1n1g_b24_fp32|0|20|1598056519.8844702|-|54.982|9.725
+oneflow-bert|oneflow-bert|1n1g_b24_fp32|0|120|1598056537.0029895|-|139.896|8.010
+tensorflow|tensorflow|1n1g_b24_fp32|1|100|-|39.55|323.64|-
+tensorflow|tensorflow|1n1g_b24_fp32|1|200|-|39.77|321.85|-
+EOF
+)" ]
+}
+
+@test "-f forces a format: the DLL sample read as pytorch has no iteration lines" {
+	run -1 --separate-stderr grep-iters -f pytorch ngc-pytorch/2n8g/r50_b128_fp32_1.log
+	[ "$stderr" = "grep-iters: ngc-pytorch/2n8g/r50_b128_fp32_1.log: no iteration lines of format pytorch" ]
+}
+
+@test "-a fp16=amp rewrites the precision of the path (spec §1.6 alias)" {
+	place ngc-pytorch/2n8g/r50_b128_fp32_1.log workspace/rn50/scripts/j5_amp_ngc/pytorch/1n1g/r50_b256_fp16_4.log
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr bash -c 'grep-iters -a fp16=amp workspace/rn50/scripts/j5_amp_ngc/pytorch/1n1g/r50_b256_fp16_4.log | cut -f 1-4 | sort -u'
+	[ "$output" = "$(want <<<'ngc-pytorch|ngc-pytorch|1n1g_b256_amp|4')" ]
+}
+
+@test "-k contradicting the path is an error" {
+	run -1 --separate-stderr grep-iters -k 1n1g_b128_fp32 pytorch-a/2n8g/r50_b128_fp32_1.log
+	[ "$stderr" = "grep-iters: pytorch-a/2n8g/r50_b128_fp32_1.log: the path says 2n8g_b128_fp32, -k says 1n1g_b128_fp32" ]
+}
+
+@test "-k gives the key of a path that carries none; the run comes from <run>.log" {
+	place pytorch-a/2n8g/r50_b128_fp32_1.log some/where/7.log
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr bash -c 'grep-iters -k 1n1g_b128_fp32 some/where/7.log | cut -f 1-5'
+	[ "${lines[0]}" = "$(want <<<'pytorch|pytorch|1n1g_b128_fp32|7|1')" ]
+}
+
+@test "usage errors exit 2 with the synopsis or a message naming the flag" {
+	local u="usage: grep-iters [-c dlperf] [-f format] [-k key] [-F framework] [-a from=to] [file ...]"
+	run -2 --separate-stderr grep-iters -x
+	[ "$stderr" = "$u" ]
+	run -2 --separate-stderr grep-iters -k
+	[ "$stderr" = "$u" ]
+	run -2 --separate-stderr grep-iters -c strict
+	[ "$stderr" = "grep-iters: -c: 'strict' is not dlperf" ]
+	run -2 --separate-stderr grep-iters -f caffe
+	[ "$stderr" = "grep-iters: -f: unknown format 'caffe'" ]
+	run -2 --separate-stderr grep-iters -k 1n1g
+	[ "$stderr" = "grep-iters: -k: '1n1g' is not a key <N>n<G>g_b<B>_<prec>" ]
+	run -2 --separate-stderr grep-iters -k 1n1g_b16_fp8
+	[ "$stderr" = "grep-iters: -k: precision 'fp8' is not fp32, tf32, amp, bf16 or fp16" ]
+	run -2 --separate-stderr grep-iters -a fp16
+	[ "$stderr" = "grep-iters: -a: 'fp16' is not from=to with to one of fp32, tf32, amp, bf16 or fp16" ]
+	run -2 --separate-stderr grep-iters -F ''
+	[ "$stderr" = "grep-iters: -F: '' is not a framework name" ]
+}
+
+# ---- paths (spec §5.1) --------------------------------------------------------
+
+path_key_run() {
+	place ngc-pytorch/2n8g/r50_b128_fp32_1.log "$1"
+	(cd "$BATS_TEST_TMPDIR" && grep-iters "$1" | cut -f 3,4 | sort -u)
+}
+
+@test "spec §5.1 paths that are accepted give their key and run" {
+	[ "$(path_key_run logs/ngc/tensorflow/resnet50/2n8g/r50_b128_fp32_5.log)" = "$(want <<<'2n8g_b128_fp32|5')" ]
+	[ "$(path_key_run workspace/rn50/scripts/j5_amp_ngc/pytorch/1n1g/r50_b256_fp16_4.log)" = "$(want <<<'1n1g_b256_fp16|4')" ]
+	[ "$(path_key_run logs_fp32/mindspore/resnet50/bz128/4n8g/rn50_b128_fp32_1.log)" = "$(want <<<'4n8g_b128_fp32|1')" ]
+	[ "$(path_key_run r100_fp32_b115_oneflow_model_parallel_True_partial_fc_False_0.1/r100/1n8g/r100_b115_fp32_3.log)" = "$(want <<<'1n8g_b115_fp32|3')" ]
+	[ "$(path_key_run x/1n16g/r50_b64_amp_2.log)" = "$(want <<<'1n16g_b64_amp|2')" ]
+	[ "$(path_key_run x/10n8g/r50_b128_fp32_1.log)" = "$(want <<<'10n8g_b128_fp32|1')" ]
+	[ "$(path_key_run x/physical_j8_dali/4n8g/r50_b128_fp32_42.log)" = "$(want <<<'4n8g_b128_fp32|42')" ]
+}
+
+@test "our layout logs/<framework>/<key>/<run>.log names the framework" {
+	place ngc-pytorch/2n8g/r50_b128_fp32_1.log logs/ngc-pytorch-ib/4n8g_b256_amp/3.log
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr bash -c 'grep-iters logs/ngc-pytorch-ib/4n8g_b256_amp/3.log | cut -f 1-4 | sort -u'
+	[ "$output" = "$(want <<<'ngc-pytorch-ib|ngc-pytorch|4n8g_b256_amp|3')" ]
+}
+
+path_error() {
+	place ngc-pytorch/2n8g/r50_b128_fp32_1.log "$1"
+	cd "$BATS_TEST_TMPDIR"
+	run -1 --separate-stderr grep-iters "$1"
+	[ -z "$output" ]
+}
+
+@test "spec §5.1: a file name of 3 fields is an error" {
+	path_error x/4n8g/r50_b128_fp32.log
+	[ "$stderr" = "grep-iters: x/4n8g/r50_b128_fp32.log: file name has 3 '_'-separated fields, expected 4: <model>_b<B>_<prec>_<run>.log" ]
+}
+
+@test "spec §5.1: a file name of 5 fields is an error" {
+	path_error x/4n8g/r50_b128_fp32_1_old.log
+	[ "$stderr" = "grep-iters: x/4n8g/r50_b128_fp32_1_old.log: file name has 5 '_'-separated fields, expected 4: <model>_b<B>_<prec>_<run>.log" ]
+}
+
+@test "spec §5.1: batch 0 is an error" {
+	path_error x/4n8g/r50_b0_fp32_1.log
+	[ "$stderr" = "grep-iters: x/4n8g/r50_b0_fp32_1.log: batch 'b0' is not b<B> with B a positive integer" ]
+}
+
+@test "spec §5.1: a case directory that is not <N>n<G>g is an error" {
+	path_error x/8g/r50_b128_fp32_1.log
+	[ "$stderr" = "grep-iters: x/8g/r50_b128_fp32_1.log: directory '8g' is neither <N>n<G>g nor <N>n<G>g_b<B>_<prec>; give -k key" ]
+}
+
+@test "a precision that is not one of ours is an error" {
+	path_error x/4n8g/r50_b128_half_1.log
+	[ "$stderr" = "grep-iters: x/4n8g/r50_b128_half_1.log: precision 'half' is not fp32, tf32, amp, bf16 or fp16" ]
+}
+
+@test "an alias may name a precision that is not one of ours" {
+	place ngc-pytorch/2n8g/r50_b128_fp32_1.log x/4n8g/r50_b128_half_1.log
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr bash -c 'grep-iters -a half=fp16 x/4n8g/r50_b128_half_1.log | cut -f 3 | sort -u'
+	[ "$output" = "4n8g_b128_fp16" ]
+}
+
+@test "a run that is not a number is an error" {
+	path_error x/4n8g/r50_b128_fp32_one.log
+	[ "$stderr" = "grep-iters: x/4n8g/r50_b128_fp32_one.log: run 'one' is not a non-negative integer" ]
+}
+
+@test "our layout with a file name that is not <run>.log is an error" {
+	path_error logs/bench/1n1g_b16_fp32/first.log
+	[ "$stderr" = "grep-iters: logs/bench/1n1g_b16_fp32/first.log: file name 'first.log' is not <run>.log" ]
+}
+
+@test "a path without a configuration directory is an error unless -k is given" {
+	path_error train.log
+	[ "$stderr" = "grep-iters: train.log: no directory <N>n<G>g or <N>n<G>g_b<B>_<prec> in the path; give -k key" ]
+}
+
+# ---- bad input (spec §5.9) ------------------------------------------------------
+
+@test "an empty log is an error" {
+	: > "$BATS_TEST_TMPDIR/e"
+	run -1 --separate-stderr grep-iters -k 1n1g_b16_fp32 "$BATS_TEST_TMPDIR/e"
+	[ "$stderr" = "grep-iters: $BATS_TEST_TMPDIR/e: empty log" ]
+}
+
+@test "a log of no known format is an error" {
+	run -1 --separate-stderr bash -c 'printf "%s\n" "Use GPU: 0 for training" "done" | grep-iters -k 1n1g_b16_fp32'
+	[ "$stderr" = "grep-iters: <stdin>: unknown format (no iteration line of any known format)" ]
+}
+
+@test "a log on stdin without -k or a header is an error at the first iteration line" {
+	run -1 --separate-stderr bash -c 'grep-iters < pytorch-a/2n8g/r50_b128_fp32_1.log'
+	[ "$stderr" = "grep-iters: <stdin>:1: no configuration before the first iteration line; give -k key" ]
+}
+
+@test "a Time that does not parse is an error naming file and line" {
+	run -1 --separate-stderr bash -c 'sed "3s/Time  0.363/Time x.yz/" pytorch-a/2n8g/r50_b128_fp32_1.log | grep-iters -k 2n8g_b128_fp32'
+	[ "$stderr" = "grep-iters: <stdin>:3: Time 'x.yz' is not a number" ]
+}
+
+@test "a NaN, zero or negative step time is an error" {
+	for t in nan 0.000 -0.363; do
+		run -1 --separate-stderr bash -c "sed '3s/Time  0.363/Time $t/' pytorch-a/2n8g/r50_b128_fp32_1.log | grep-iters -k 2n8g_b128_fp32"
+		case $t in
+		nan) [ "$stderr" = "grep-iters: <stdin>:3: Time 'nan' is not a number" ] ;;
+		*) [ "$stderr" = "grep-iters: <stdin>:3: Time '$t' is not positive" ] ;;
+		esac
+	done
+}
+
+@test "a zero rate is an error" {
+	run -1 --separate-stderr bash -c 'sed "2s/4294.91/0/" ngc-pytorch/2n8g/r50_b128_fp32_1.log | grep-iters -k 2n8g_b128_fp32'
+	[ "$stderr" = "grep-iters: <stdin>:2: train.total_ips '0' is not positive" ]
+}
+
+@test "an impossible date is an error" {
+	run -1 --separate-stderr bash -c 'sed "2s/2020-09-15/2021-02-29/" ngc-pytorch/2n8g/r50_b128_fp32_1.log | grep-iters -k 2n8g_b128_fp32'
+	[ "$stderr" = "grep-iters: <stdin>:2: timestamp '2021-02-29 14:29:14' is not a valid date and time" ]
+}
+
+@test "an unreadable file is an error" {
+	run -1 --separate-stderr grep-iters -k 1n1g_b16_fp32 "$BATS_TEST_TMPDIR/missing"
+	[ "$stderr" = "grep-iters: $BATS_TEST_TMPDIR/missing: No such file or directory" ]
+}
