@@ -32,7 +32,8 @@ static int dlperf;
 static struct config *config_get(const char *framework, const char *key)
 {
 	for (size_t i = 0; i < nconfigs; i++)
-		if (strcmp(configs[i].framework, framework) == 0 && strcmp(configs[i].key, key) == 0)
+		if (strcmp(configs[i].framework, framework) == 0 &&
+		    strcmp(configs[i].key, key) == 0)
 			return &configs[i];
 	if (nconfigs == capconfigs) {
 		capconfigs = capconfigs ? 2 * capconfigs : 16;

@@ -66,7 +66,8 @@ static const struct config *base_of(const struct config *c)
 	for (size_t i = 0; i < nconfigs; i++) {
 		const struct config *b = &configs[i];
 		if (b->key.nodes == 1 && b->key.gpus == 1 && b->key.batch == c->key.batch &&
-		    strcmp(b->key.prec, c->key.prec) == 0 && strcmp(b->framework, c->framework) == 0)
+		    strcmp(b->key.prec, c->key.prec) == 0 &&
+		    strcmp(b->framework, c->framework) == 0)
 			return b;
 	}
 	return NULL;

@@ -83,7 +83,8 @@ static void read_row(struct input *in)
 		record_die(in, "n '%s' is not a positive integer", in->f[6]);
 	r.speedup = r2n(record_num(in, 7, "speedup", 1));
 	for (size_t i = 0; i < nrows; i++)
-		if (strcmp(rows[i].framework, in->f[0]) == 0 && strcmp(rows[i].keytext, r.keytext) == 0)
+		if (strcmp(rows[i].framework, in->f[0]) == 0 &&
+		    strcmp(rows[i].keytext, r.keytext) == 0)
 			record_die(in, "duplicate configuration %s %s", in->f[0], r.keytext);
 	if (!(r.framework = strdup(in->f[0])))
 		die("out of memory");
@@ -111,7 +112,8 @@ static void read_published(const char *path)
 		for (size_t i = 0; i < npubs; i++)
 			if (strcmp(pubs[i].framework, in.f[0]) == 0 &&
 			    strcmp(pubs[i].keytext, p.keytext) == 0)
-				record_die(&in, "duplicate configuration %s %s", in.f[0], p.keytext);
+				record_die(&in, "duplicate configuration %s %s", in.f[0],
+					   p.keytext);
 		if (!(p.framework = strdup(in.f[0])))
 			die("out of memory");
 		pubs = grow(pubs, &cappubs, npubs, sizeof *pubs);
@@ -181,13 +183,14 @@ static void scaling(int with_published)
 		if (!opens_group(i, 1))
 			continue;
 		size_t n = group(i, 1, g);
-		printf("%s## %s b%ld %s\n\n", first ? "" : "\n", framework_display(rows[i].framework),
-		       rows[i].key.batch, rows[i].key.prec);
+		printf("%s## %s b%ld %s\n\n", first ? "" : "\n",
+		       framework_display(rows[i].framework), rows[i].key.batch, rows[i].key.prec);
 		first = 0;
-		printf("| node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup "
-		       "| n | spread |%s\n",
+		printf("| node_num | gpu_num_per_node | batch_size_per_device | samples/s "
+		       "| speedup | n | spread |%s\n",
 		       with_published ? " published |" : "");
-		printf("| --- | --- | --- | --- | --- | --- | --- |%s\n", with_published ? " --- |" : "");
+		printf("| --- | --- | --- | --- | --- | --- | --- |%s\n",
+		       with_published ? " --- |" : "");
 		for (size_t j = 0; j < n; j++) {
 			const struct row *r = g[j];
 			printf("| %ld | %ld | %ld | %.2f | %.2f | %ld | %.1f%% |", r->key.nodes,
@@ -305,8 +308,8 @@ int main(int argc, char *argv[])
 		"table [-s scaling|compare|json] [-p published.tsv] [file ...]\n"
 		"  in: framework key median mean min max n speedup\n"
 		"  scaling: per framework, batch, precision; rows in ladder order:\n"
-		"    | node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n "
-		"| spread |[ published |]\n"
+		"    | node_num | gpu_num_per_node | batch_size_per_device | samples/s "
+		"| speedup | n | spread |[ published |]\n"
 		"  compare: per batch, precision: | node num | device num | <framework> ... |\n"
 		"  json: {\"r50\": {\"<N>n<G>g\": {...}, ...}}, cases in ladder order, one line";
 	opterr = 0;

@@ -55,6 +55,7 @@ struct run {
 	double tb;
 	long s, n;
 	enum method method;
+	int dlperf;           /* measured by DLPerf's method: keep the records */
 	long last;            /* iteration of the previous record, 0 at the start */
 	/* ours: what the window's records sum to */
 	struct stamp t0, t1;
@@ -543,8 +544,7 @@ static void run_start(struct run *r, struct input *in)
 	r->s = r->fmt->skip;
 	r->n = r->fmt->count;
 	r->method = r->fmt->method;
-	if (dlperf)
-		dlperf_window(r->fmt->name, &r->s, &r->n);
+	r->dlperf = dlperf && dlperf_window(r->fmt->name, &r->s, &r->n);
 	if (opt_skip >= 0)
 		r->s = opt_skip;
 	if (opt_count >= 0)
@@ -574,7 +574,7 @@ static void run_add(struct run *r, struct input *in)
 	}
 	if (in->f[F_LOSS][0] == '\0')
 		record_die(in, "empty loss");
-	if (dlperf && dlperf_window(r->fmt->name, &(long){0}, &(long){0})) {
+	if (r->dlperf) {
 		if (r->nl == r->capl) {
 			r->capl = r->capl ? 2 * r->capl : 256;
 			if (!(r->lines = realloc(r->lines, r->capl * sizeof *r->lines)))
@@ -601,10 +601,7 @@ static void run_end(struct run *r)
 {
 	double v;
 
-	if (dlperf && dlperf_window(r->fmt->name, &(long){0}, &(long){0}))
-		v = dlperf_speed(r);
-	else
-		v = ours_speed(r);
+	v = r->dlperf ? dlperf_speed(r) : ours_speed(r);
 	if (!(v > 0) || !isfinite(v))
 		die("%s: samples/s %g is not positive", r->name, v);
 	printf("%s\t%s\t%ld\t%.2f\n", r->framework, r->keytext, r->number, v);
@@ -650,12 +647,6 @@ static void split(struct input *in)
 	}
 }
 
-static void usage_check(void)
-{
-	if (dlperf && opt_method >= 0)
-		die_usage("-m: DLPerf's method is fixed per format with -c dlperf");
-}
-
 int main(int argc, char *argv[])
 {
 	struct input in;
@@ -694,12 +685,14 @@ int main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	usage_check();
+	if (dlperf && opt_method >= 0)
+		die_usage("-m: DLPerf's method is fixed per format with -c dlperf");
 
 	FOREACH_INPUT(in, argc, argv) {
 		while (input_line(&in)) {
 			size_t idlen = id_length(in.line);
-			int same = active && idlen == run.idlen && memcmp(in.line, run.id, idlen) == 0;
+			int same = active && idlen == run.idlen &&
+				   memcmp(in.line, run.id, idlen) == 0;
 
 			if (!same) {
 				if (active)
@@ -713,9 +706,11 @@ int main(int argc, char *argv[])
 			active = 1;
 			run_add(&run, &in);
 		}
+		/* a run is one log: it ends with its file */
+		if (active)
+			run_end(&run);
+		active = 0;
 	}
-	if (active)
-		run_end(&run);
 	finish_output();
 	return 0;
 }

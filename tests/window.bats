@@ -289,6 +289,13 @@ check_dlperf() {
 	[ "$stderr" = "window: $BATS_TEST_TMPDIR/d:3: duplicate run a/1n1g_b16_fp32/1" ]
 }
 
+@test "a run ends with its file: the same run in a second file is a duplicate" {
+	rec a bench 1n1g_b16_fp32 1 1 - 0.5 - > "$BATS_TEST_TMPDIR/r"
+	run -1 --separate-stderr window -s 0 -n 1 "$BATS_TEST_TMPDIR/r" "$BATS_TEST_TMPDIR/r"
+	[ "$output" = "$(printf 'a\t1n1g_b16_fp32\t1\t32.00')" ]
+	[ "$stderr" = "window: $BATS_TEST_TMPDIR/r:1: duplicate run a/1n1g_b16_fp32/1" ]
+}
+
 @test "iterations must increase within a run (grep-iters groups ranks)" {
 	run -1 --separate-stderr window "$F/dlperf/ngc-mxnet.tsv"
 	[ "$stderr" = "window: $F/dlperf/ngc-mxnet.tsv:2: iteration 1 after 1" ]
