@@ -33,12 +33,12 @@ struct txt {
 
 /* One iteration line as a parser read it. */
 struct it {
-	long epoch;        /* 0-based epoch or pass; 0 when the format has none */
-	long long iter;    /* 1-based, within the epoch for NUM_EPOCHS formats */
-	struct txt itxt;   /* iter's text when the log printed exactly it (bench) */
+	long epoch;      /* 0-based epoch or pass; 0 when the format has none */
+	long long iter;  /* 1-based, within the epoch for NUM_EPOCHS formats */
+	struct txt itxt; /* iter's text when the log printed exactly it (bench) */
 	struct txt ts, step, rate, loss;
-	long long ts_ns;   /* calendar stamps: for "latest over ranks" */
-	double ratev;      /* the rate's value when a step is derived from it */
+	long long ts_ns; /* calendar stamps: for "latest over ranks" */
+	double ratev;    /* the rate's value when a step is derived from it */
 	char tsbuf[48], stepbuf[48];
 };
 
@@ -264,8 +264,8 @@ static inline int numscan(const char *s, size_t *n)
 	*n = 0;
 	if (!d)
 		return N_BAD;
-	if ((*p == 'e' || *p == 'E') && (digit(p[1]) || ((p[1] == '+' || p[1] == '-') &&
-							    digit(p[2])))) {
+	if ((*p == 'e' || *p == 'E') &&
+	    (digit(p[1]) || ((p[1] == '+' || p[1] == '-') && digit(p[2])))) {
 		char buf[64];
 		for (p += 2; digit(*p); p++)
 			;
@@ -299,8 +299,8 @@ static int ends_token(char c, const char *stops)
 enum { ANY, POSITIVE, NONNEG };
 
 /* getnum's error path: dies saying why p is not the number wanted. */
-__attribute__((cold)) static noreturn void badnum(struct log *lg, const char *p, int c,
-						   size_t n, const char *what, int sign)
+__attribute__((cold)) static noreturn void badnum(struct log *lg, const char *p, int c, size_t n,
+						  const char *what, int sign)
 {
 	if (!p)
 		record_die(&lg->in, "no %s", what);
@@ -398,7 +398,8 @@ static int stamp_at(const char *s)
 
 	for (int i = 0; pat[i]; i++) {
 		if (pat[i] == 'd' ? !digit(s[i])
-				  : i == 10 ? s[i] != ' ' && s[i] != 'T' : s[i] != pat[i])
+		    : i == 10     ? s[i] != ' ' && s[i] != 'T'
+				  : s[i] != pat[i])
 			return 0;
 	}
 	return 1;
@@ -424,7 +425,8 @@ static void stamp_read(struct log *lg, const char **pp, struct it *it)
 	if ((*f == '.' || *f == ',') && digit(f[1])) {
 		for (f++; digit(*f); f++) {
 			if (nf == 9)
-				record_die(&lg->in, "timestamp '%.30s' has more than 9 fraction digits", s);
+				record_die(&lg->in,
+					   "timestamp '%.30s' has more than 9 fraction digits", s);
 			frac[nf++] = *f;
 		}
 	} else {
@@ -625,14 +627,17 @@ static void path_config(struct log *lg, const char *path)
 			lg->run = 1;
 	} else {
 		if (dir)
-			die("%s: directory '%s' is neither <N>n<G>g nor <N>n<G>g_b<B>_<prec>; give -k key",
+			die("%s: directory '%s' is neither <N>n<G>g nor <N>n<G>g_b<B>_<prec>; "
+			    "give -k key",
 			    path, dir);
-		die("%s: no directory <N>n<G>g or <N>n<G>g_b<B>_<prec> in the path; give -k key", path);
+		die("%s: no directory <N>n<G>g or <N>n<G>g_b<B>_<prec> in the path; give -k key",
+		    path);
 	}
 	free(copy);
 	if (have_opt_key) {
-		if (lg->have_key && (k.nodes != opt_key.nodes || k.gpus != opt_key.gpus ||
-				     k.batch != opt_key.batch || strcmp(k.prec, opt_key.prec) != 0)) {
+		if (lg->have_key &&
+		    (k.nodes != opt_key.nodes || k.gpus != opt_key.gpus ||
+		     k.batch != opt_key.batch || strcmp(k.prec, opt_key.prec) != 0)) {
 			char a[KEY_MAX], b[KEY_MAX];
 			key_text(&lg->key, a, sizeof a);
 			key_text(&opt_key, b, sizeof b);
@@ -675,7 +680,7 @@ static int config_oneflow(struct log *lg, const char *s)
 		if (vn > 30 || take_pos(&q, '\0', &x))
 			record_die(&lg->in, "%s = '%.*s' is not a positive integer", names[i].name,
 				   (int)vn, p);
-		long want = names[i].what == 0 ? lg->key.nodes
+		long want = names[i].what == 0   ? lg->key.nodes
 			    : names[i].what == 1 ? lg->key.gpus
 						 : lg->key.batch;
 		if (x != want)
@@ -704,7 +709,8 @@ static int config_bench(struct log *lg, const char *s)
 		if (!eq)
 			continue;
 		for (int i = 0; i < 4; i++)
-			if ((size_t)(eq - t) == strlen(names[i]) && strncmp(t, names[i], eq - t) == 0)
+			if ((size_t)(eq - t) == strlen(names[i]) &&
+			    strncmp(t, names[i], eq - t) == 0)
 				v[i] = (struct txt){eq + 1, (size_t)(p - eq - 1)};
 	}
 	struct key k;
@@ -719,8 +725,8 @@ static int config_bench(struct log *lg, const char *s)
 			const char *q = buf;
 			snprintf(buf, sizeof buf, "%.*s", (int)(v[i].n < 31 ? v[i].n : 31), v[i].p);
 			if (v[i].n > 30 || take_pos(&q, '\0', nums[i]))
-				record_die(&lg->in, "header: %s=%.*s is not a positive integer", names[i],
-					   (int)v[i].n, v[i].p);
+				record_die(&lg->in, "header: %s=%.*s is not a positive integer",
+					   names[i], (int)v[i].n, v[i].p);
 		} else if (set_prec(&k, v[i].p, v[i].n)) {
 			record_die(&lg->in, "header: precision=%.*s is not %s", (int)v[i].n, v[i].p,
 				   precisions_text);
@@ -761,7 +767,8 @@ static const char *bench_start(const char *s)
 
 static int detect_bench(const char *s)
 {
-	return s[0] != '#' && bench_start(s) && (strstr(s, " step_s=") || strstr(s, " samples_per_s="));
+	return s[0] != '#' && bench_start(s) &&
+	       (strstr(s, " step_s=") || strstr(s, " samples_per_s="));
 }
 
 static int parse_bench(struct log *lg, char *s, struct it *it)
@@ -905,7 +912,8 @@ static int parse_insightface(struct log *lg, char *s, struct it *it)
 	q = label(p, "throughput:");
 	it->rate = getnum(lg, &q, "throughput", NULL, POSITIVE);
 	if (*skipb(q))
-		record_die(&lg->in, "text after the throughput: '%.*s'", toklen(skipb(q)), skipb(q));
+		record_die(&lg->in, "text after the throughput: '%.*s'", toklen(skipb(q)),
+			   skipb(q));
 	return 1;
 }
 
@@ -936,7 +944,8 @@ static const char *dll_metric(const char *s, const char *name)
 	return NULL;
 }
 
-/* NGC PyTorch: "DLL <stamp> - Epoch: 0 Iteration: 1  train.loss : 7.09  train.total_ips : 267.44 img/s" */
+/* NGC PyTorch:
+ * "DLL <stamp> - Epoch: 0 Iteration: 1  train.loss : 7.09  train.total_ips : 267.44 img/s" */
 static int detect_ngc_pytorch(const char *s)
 {
 	const char *p = strstr(s, "DLL ");
@@ -1057,7 +1066,8 @@ static int parse_paddle(struct log *lg, char *s, struct it *it)
 	return 1;
 }
 
-/* PLSC: "INFO 2021-03-12 10:15:02,331 entry.py:1032] Pass:0 batch:50 lr:0.1 loss:42.71 qps:397.81" */
+/* PLSC:
+ * "INFO 2021-03-12 10:15:02,331 entry.py:1032] Pass:0 batch:50 lr:0.1 loss:42.71 qps:397.81" */
 static int detect_plsc(const char *s)
 {
 	const char *p = strstr(s, "Pass:");
@@ -1091,7 +1101,8 @@ static void mxnet_speed(struct log *lg, const char *p, struct it *it)
 	it->ratev = strtod(it->rate.p, NULL);
 }
 
-/* NGC MXNet: "2020-09-10 12:34:56,789:INFO: Epoch[0] Batch [20-20]\tSpeed: 392.66 samples/sec\t…" */
+/* NGC MXNet:
+ * "2020-09-10 12:34:56,789:INFO: Epoch[0] Batch [20-20]\tSpeed: 392.66 samples/sec\t…" */
 static int detect_ngc_mxnet(const char *s)
 {
 	const char *p = strstr(s, " Batch [");
@@ -1116,7 +1127,8 @@ static int parse_ngc_mxnet(struct log *lg, char *s, struct it *it)
 	expect(lg, &p, "-", "Batch");
 	long long j = getint(lg, &p, "batch", "]");
 	if (i != j)
-		record_die(&lg->in, "Batch [%lld-%lld] covers several batches; log every batch", i, j);
+		record_die(&lg->in, "Batch [%lld-%lld] covers several batches; log every batch", i,
+			   j);
 	it->iter = j + 1;
 	mxnet_speed(lg, p, it);
 	return 1;
@@ -1217,8 +1229,9 @@ static int parse_mindspore(struct log *lg, char *s, struct it *it)
 		return 0;
 	}
 	if (!lg->ms_have)
-		record_die(&lg->in, "'epoch time:' without an 'epoch: <e> step: <s>, loss is <v>' line "
-				    "before it");
+		record_die(&lg->in,
+			   "'epoch time:' without an 'epoch: <e> step: <s>, loss is <v>' line "
+			   "before it");
 	const char *p = skipb(t + 11);
 	struct txt ms = getnum(lg, &p, "epoch time", NULL, POSITIVE);
 	expect(lg, &p, "ms", "epoch time");
@@ -1264,8 +1277,7 @@ static const struct parser parsers[] = {
 	{"oneflow-bert", detect_bert, parse_bert, config_oneflow, NUM_GLOBAL, DERIVE_NONE, 0, 0},
 	{"oneflow-insightface", detect_insightface, parse_insightface, NULL, NUM_GLOBAL,
 	 DERIVE_NONE, 0, 0},
-	{"ngc-pytorch", detect_ngc_pytorch, parse_ngc_pytorch, NULL, NUM_EPOCHS, DERIVE_NONE, 0,
-	 0},
+	{"ngc-pytorch", detect_ngc_pytorch, parse_ngc_pytorch, NULL, NUM_EPOCHS, DERIVE_NONE, 0, 0},
 	{"ngc-tensorflow", detect_ngc_tf, parse_ngc_tf, NULL, NUM_GLOBAL, DERIVE_NONE, 0, 0},
 	{"tensorflow", detect_tf2, parse_tf2, NULL, NUM_GLOBAL, DERIVE_NONE, 0, 0},
 	{"paddle", detect_paddle, parse_paddle, NULL, NUM_EPOCHS, DERIVE_NONE, 0, 0},
@@ -1299,10 +1311,11 @@ static const struct parser *detect(const char *s)
 static void make_prefix(struct log *lg)
 {
 	if (!lg->have_key)
-		record_die(&lg->in, "no configuration before the first iteration line; give -k key");
-	const char *fw = opt_framework ? opt_framework
-		       : lg->framework ? lg->framework
-				       : format_find(lg->ps->name)->framework;
+		record_die(&lg->in,
+			   "no configuration before the first iteration line; give -k key");
+	const char *fw = opt_framework   ? opt_framework
+			 : lg->framework ? lg->framework
+					 : format_find(lg->ps->name)->framework;
 	char key[KEY_MAX];
 	key_text(&lg->key, key, sizeof key);
 	int n = snprintf(lg->prefix, sizeof lg->prefix, "%s\t%s\t%s\t%ld\t", fw, lg->ps->name, key,
@@ -1336,8 +1349,7 @@ static void emit(struct log *lg, long long iter, struct txt itxt, struct txt ts,
 }
 
 /* step_s derived from the rate (spec §2.6–2.8): TB × iterations ÷ rate. */
-static struct txt derived_step(struct log *lg, long long iters, double rate, char *buf,
-			       size_t size)
+static struct txt derived_step(struct log *lg, long long iters, double rate, char *buf, size_t size)
 {
 	fmt_shortest(buf, size, lg->tb * (double)iters / rate);
 	return (struct txt){buf, strlen(buf)};
@@ -1400,13 +1412,15 @@ static void add(struct log *lg, struct it *it)
 		if (ps->dlperf_epoch0 && it->epoch != 0)
 			return;
 	} else if (ps->numbering == NUM_FIRST && it->epoch != 0) {
-		record_die(&lg->in, "epoch %ld: iterations of later epochs cannot be numbered "
-				    "(this format restarts them and prints only every few)",
+		record_die(&lg->in,
+			   "epoch %ld: iterations of later epochs cannot be numbered "
+			   "(this format restarts them and prints only every few)",
 			   it->epoch);
 	} else if (ps->numbering == NUM_EPOCHS && !ps->grouped) {
 		if (it->epoch != lg->epoch) {
 			if (it->epoch != lg->epoch + 1)
-				record_die(&lg->in, "epoch %ld after epoch %ld", it->epoch, lg->epoch);
+				record_die(&lg->in, "epoch %ld after epoch %ld", it->epoch,
+					   lg->epoch);
 			lg->ep_off += lg->ep_max;
 			lg->ep_max = 0;
 			lg->epoch = it->epoch;
@@ -1501,7 +1515,8 @@ static void flush_groups(struct log *lg)
 			if (g[i].epoch > maxe)
 				maxe = g[i].epoch;
 		if ((size_t)maxe >= n)
-			die("%s: epoch %ld: earlier epochs have no iteration lines", lg->in.name, maxe);
+			die("%s: epoch %ld: earlier epochs have no iteration lines", lg->in.name,
+			    maxe);
 		long long *len = calloc((size_t)maxe + 1, sizeof *len);
 		if (!len)
 			die("out of memory");
@@ -1535,7 +1550,8 @@ static void flush_groups(struct log *lg)
 		struct txt rt = group_value(lg, g + i, j - i, 1, vals, rbuf, sizeof rbuf, &rate);
 		if (ps->derive == DERIVE_RATE && !st.p && rt.p)
 			st = derived_step(lg, 1, rate, sbuf, sizeof sbuf);
-		emit(lg, g[i].iter, (struct txt){NULL, 0}, arena_txt(lg, g[latest].ts, g[latest].tsn), st, rt,
+		emit(lg, g[i].iter, (struct txt){NULL, 0},
+		     arena_txt(lg, g[latest].ts, g[latest].tsn), st, rt,
 		     arena_txt(lg, g[i].loss, g[i].lossn));
 	}
 	free(vals);
@@ -1543,13 +1559,17 @@ static void flush_groups(struct log *lg)
 
 /* ---- one log ----------------------------------------------------------- */
 
-/* Before the format is known: keep lines that may be configuration. */
+/* Before the format is known: keep the lines some format reads as its
+ * configuration (bench's header, OneFlow's three values). */
 static void pend(struct log *lg, const char *s)
 {
-	if (s[0] != '#' && !strstr(s, " = "))
+	if (strncmp(s, "# bench", 7) != 0 && strncmp(s, "num_nodes", 9) != 0 &&
+	    strncmp(s, "gpu_num_per_node", 16) != 0 && strncmp(s, "batch_size_per_device", 21) != 0)
 		return;
 	if (lg->npending == PENDING_MAX)
-		return;
+		record_die(&lg->in,
+			   "more than %d configuration lines before the first iteration line",
+			   PENDING_MAX);
 	lg->pending[lg->npending].lineno = lg->in.lineno;
 	if (!(lg->pending[lg->npending].text = strdup(s)))
 		die("out of memory");
@@ -1609,7 +1629,8 @@ static void grep_log(const char *path)
 		if (!lg.nonempty)
 			die("%s: empty log", lg.in.name);
 		if (!lg.ps)
-			die("%s: unknown format (no iteration line of any known format)", lg.in.name);
+			die("%s: unknown format (no iteration line of any known format)",
+			    lg.in.name);
 		die("%s: no iteration lines of format %s", lg.in.name, lg.ps->name);
 	}
 	for (int i = 0; i < lg.npending; i++)
