@@ -99,10 +99,23 @@ $(OBJ)/bench/gpuplan.o: bench/gpuplan.c bench/gpuplan.h $(OBJ)/.cflags
 	@mkdir -p $(@D)
 	$(CC) $(GPU_CFLAGS) -c -o $@ $<
 
-# The probe talks to comm.h only: MPI or NCCL behind it.
-$(OBJ)/bench/probe.o: bench/probe.c bench/probe.h bench/comm.h $(OBJ)/.cflags
+# The probe talks to comm.h and backend.h only: MPI or NCCL behind them.
+# bin/bench-allreduce is the probe on the CPU build (tested here under
+# mpirun); bin/bench-cuda-allreduce the same on NCCL.
+$(OBJ)/bench/probe.o: bench/probe.c bench/probe.h bench/comm.h bench/backend.h $(OBJ)/.cflags
 	@mkdir -p $(@D)
-	$(MPICC) $(GPU_CFLAGS) -c -o $@ $<
+	$(CC) $(GPU_CFLAGS) -c -o $@ $<
+
+$(OBJ)/bench/allreduce.o: bench/allreduce.c bench/probe.h bench/comm.h bench/backend.h \
+		$(OBJ)/.cflags
+	@mkdir -p $(@D)
+	$(CC) $(GPU_CFLAGS) -c -o $@ $<
+
+PROBE_OBJS := $(OBJ)/bench/allreduce.o $(OBJ)/bench/probe.o
+$(BIN)/bench-allreduce: $(PROBE_OBJS) $(OBJ)/bench/backend_cpu.o $(OBJ)/bench/comm_mpi.o | $(BIN)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(BENCH_LIBS)
+
+all: $(BIN)/bench-allreduce
 
 # The test driver of the host-side pieces: bin/bench-gpu-test.
 $(OBJ)/bench/gpu-test.o: bench/gpu-test.c bench/lossscale.h bench/gpuplan.h $(OBJ)/.cflags
@@ -148,7 +161,10 @@ BENCH_CUDA_MAIN_OBJ := $(filter-out $(OBJ)/bench/backend_cpu.o $(OBJ)/bench/comm
 $(BIN)/bench-cuda: $(BENCH_CUDA_MAIN_OBJ) $(BENCH_CUDA_OBJS) | $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CUDA_LDLIBS) $(BENCH_MPI_LIBS) -lstdc++ -lm
 
-all: gpu-objs $(BIN)/bench-cuda
+$(BIN)/bench-cuda-allreduce: $(PROBE_OBJS) $(BENCH_CUDA_OBJS) | $(BIN)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CUDA_LDLIBS) $(BENCH_MPI_LIBS) -lstdc++ -lm
+
+all: gpu-objs $(BIN)/bench-cuda $(BIN)/bench-cuda-allreduce
 
 # check-gpu: the same weights and batch through bin/bench (CPU) and
 # bin/bench-cuda (GPU); logits, loss, gradients and updated weights compared.
