@@ -2,7 +2,8 @@
 # table: speedup records -> markdown scaling / comparison tables, DLPerf JSON.
 # The reproduction tests run the per-run values of spec §5.7
 # (tests/fixtures/median/) through median | speedup | table -p and compare
-# with the published tables in data/dlperf/.
+# with the published tables in data/dlperf/; tests/fixtures/table/
+# oneflow-0821.tsv holds the §5.8 OneFlow runs as window records.
 
 bats_require_minimum_version 1.5.0
 load helper
@@ -65,6 +66,13 @@ reproduces() { # fixture published-file
 
 @test "§5.7 PLSC runs reproduce the published table" {
 	reproduces plsc plsc_fp32_b128
+}
+
+@test "§5.8 OneFlow 0821 report runs reproduce its Final Results table" {
+	run -0 --separate-stderr bash -c "median '$FIXTURES/table/oneflow-0821.tsv' | speedup | table -p '$D/oneflow_fp32_b128_v0.1.9.tsv'"
+	got=$(printf '%s\n' "$output" | table_rows)
+	want=$(published_rows "$D/oneflow_fp32_b128_v0.1.9.tsv")
+	[ "$got" = "$want" ]
 }
 
 @test "the reproduction check fails on a table that differs" {
