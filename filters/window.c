@@ -16,7 +16,13 @@
  *
  * -c dlperf: the records are grep-iters -c dlperf's, one per log line in file
  * order, and each format is measured the way DLPerf's script for it did
- * (spec §2 "DLPerf's method"), see dlperf_speed().
+ * (spec §2 "DLPerf's method") with DLPerf's window arguments as defaults
+ * (-s warm-up, -n end − warm-up), see dlperf_speed(); a window DLPerf would
+ * have filled with 0 or NaN is an error. bench, which DLPerf never ran, is
+ * measured our way.
+ *
+ * Errors name the run as framework/key/run (the records carry no path), or
+ * file:line for a bad record.
  */
 #include "formats.h"
 #include "lib.h"
