@@ -18,9 +18,7 @@
 #include "formats.h"
 #include "lib.h"
 
-#include <errno.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,7 +36,6 @@ struct it {
 	struct txt itxt; /* iter's text when the log printed exactly it (bench) */
 	struct txt ts, step, rate, loss;
 	long long ts_ns; /* calendar stamps: for "latest over ranks" */
-	double ratev;    /* the rate's value when a step is derived from it */
 	char tsbuf[48], stepbuf[48];
 };
 
@@ -535,11 +532,6 @@ static int key_shape(const char *s, struct key *k, const char **prec)
 
 static const char precisions_text[] = "fp32, tf32, amp, bf16 or fp16";
 
-static void key_text(const struct key *k, char *buf, size_t size)
-{
-	key_format(k, buf, size);
-}
-
 /* The configuration a path carries (spec §1.6, strict). */
 static void path_config(struct log *lg, const char *path)
 {
@@ -639,8 +631,8 @@ static void path_config(struct log *lg, const char *path)
 		    (k.nodes != opt_key.nodes || k.gpus != opt_key.gpus ||
 		     k.batch != opt_key.batch || strcmp(k.prec, opt_key.prec) != 0)) {
 			char a[KEY_MAX], b[KEY_MAX];
-			key_text(&lg->key, a, sizeof a);
-			key_text(&opt_key, b, sizeof b);
+			key_format(&lg->key, a, sizeof a);
+			key_format(&opt_key, b, sizeof b);
 			die("%s: the path says %s, -k says %s", path, a, b);
 		}
 		lg->key = opt_key;
@@ -1098,7 +1090,6 @@ static void mxnet_speed(struct log *lg, const char *p, struct it *it)
 	const char *q = label(p, "Speed:");
 
 	it->rate = getnum(lg, &q, "Speed", NULL, POSITIVE);
-	it->ratev = strtod(it->rate.p, NULL);
 }
 
 /* NGC MXNet:
@@ -1317,7 +1308,7 @@ static void make_prefix(struct log *lg)
 			 : lg->framework ? lg->framework
 					 : format_find(lg->ps->name)->framework;
 	char key[KEY_MAX];
-	key_text(&lg->key, key, sizeof key);
+	key_format(&lg->key, key, sizeof key);
 	int n = snprintf(lg->prefix, sizeof lg->prefix, "%s\t%s\t%s\t%ld\t", fw, lg->ps->name, key,
 			 lg->run);
 	if (n < 0 || (size_t)n >= sizeof lg->prefix)
