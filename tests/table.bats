@@ -277,3 +277,31 @@ IN
   compare: per batch, precision: | node num | device num | <framework> ... |
   json: {"r50": {"<N>n<G>g": {...}, ...}}, cases in ladder order, one line' ]
 }
+
+# ---- the whole pipeline -------------------------------------------------------
+
+bench_log() { # path step_s total_batch: 120 iterations of bench's log
+	mkdir -p "$(dirname "$1")"
+	awk -v st="$2" -v tb="$3" 'BEGIN {
+		print "# bench model=resnet50 backend=cpu-onednn nodes=1 batch_per_device=16"
+		for (i = 1; i <= 120; i++)
+			printf "iter=%d loss=6.9310 step_s=%.4f samples_per_s=%.2f ts=%d.%06d\n",
+				i, st, tb / st, 1763781234 + int(i * st), (i * st - int(i * st)) * 1000000
+		print "# end iters=120 peak_mem_mb=4521" }' > "$1"
+}
+
+@test "grep-iters | window | median | speedup | table on bench logs" {
+	cd "$BATS_TEST_TMPDIR"
+	bench_log logs/bench/1n1g_b16_fp32/1.log 0.5 16
+	bench_log logs/bench/1n1g_b16_fp32/2.log 0.4 16
+	bench_log logs/bench/1n2g_b16_fp32/1.log 0.5 32
+	bench_log logs/bench/1n2g_b16_fp32/2.log 0.25 32
+	run -0 --separate-stderr bash -c 'grep-iters logs/bench/*/*.log | window | median | speedup | table'
+	[ -z "$stderr" ]
+	[ "$output" = "## bench b16 fp32
+
+| node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread |
+| --- | --- | --- | --- | --- | --- | --- |
+| 1 | 1 | 16 | 36.00 | 1.00 | 2 | 22.2% |
+| 1 | 2 | 16 | 96.00 | 2.67 | 2 | 66.7% |" ]
+}
