@@ -1,6 +1,8 @@
 # Shared by every suite: a hermetic environment and the project's binaries
 # first on PATH. Load with `load helper`.
 
+bats_require_minimum_version 1.5.0
+
 ROOT="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
 FIXTURES="$ROOT/tests/fixtures"
 

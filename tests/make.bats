@@ -89,11 +89,36 @@ setup() {
 	[[ "$output" == *"$T/results/4n8g_b128: not a configuration key"* ]]
 }
 
+# DLL lines (NGC PyTorch, spec §2.2) with a constant step time per case.
+make_dlperf_tree() {
+	local root=$1 c us run
+	for c in 1n1g:400000 1n8g:400000 2n8g:500000; do
+		us=${c#*:}; c=${c%:*}
+		mkdir -p "$root/$c"
+		for run in 1 2 3; do
+			awk -v us="$us" 'BEGIN {
+				t = 1600180153 * 1000000
+				for (i = 1; i <= 150; i++) {
+					t += us
+					s = int(t / 1000000)
+					printf "DLL %s.%06d - Epoch: 0 Iteration: %d  train.loss : 6.9  train.total_ips : 1.0 img/s\n",
+						strftime("%Y-%m-%d %H:%M:%S", s, 1), t % 1000000, i
+				}
+			}' > "$root/$c/r50_b128_fp32_$run.log"
+		done
+	done
+}
+
 @test "a DLPerf log tree gives a table without running anything" {
-	src=$FIXTURES/make/dlperf-tree
-	[ -d "$src" ] || skip "no DLPerf fixture tree"
-	run -0 make -C "$ROOT" --no-print-directory LOGDIR="$src" RESULTS="$T/results" \
+	make_dlperf_tree "$T/dlperf"
+	run -0 make -C "$ROOT" --no-print-directory -n LOGDIR="$T/dlperf" RESULTS="$T/results" \
+		"$T/results/2n8g_b128_fp32.md"
+	! grep -q 'launch' <<<"$output"
+	run -0 make -C "$ROOT" --no-print-directory LOGDIR="$T/dlperf" RESULTS="$T/results" \
 		"$T/results/2n8g_b128_fp32.md"
 	[ ! -s "$FAKE_RUNS" ]
-	grep -q '^| 2 *| 8 *| 128 ' "$T/results/2n8g_b128_fp32.md"
+	grep -Eq '^\| 1 +\| 1 +\| 128 +\| 320\.00 +\| 1\.00 ' "$T/results/2n8g_b128_fp32.md"
+	grep -Eq '^\| 1 +\| 8 +\| 128 +\| 2560\.00 +\| 8\.00 ' "$T/results/2n8g_b128_fp32.md"
+	grep -Eq '^\| 2 +\| 8 +\| 128 +\| 4096\.00 +\| 12\.80 ' "$T/results/2n8g_b128_fp32.md"
+	[ "$(grep -c '^| [0-9]' "$T/results/2n8g_b128_fp32.md")" -eq 3 ]
 }
