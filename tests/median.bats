@@ -158,3 +158,8 @@ IN
 	run -1 --separate-stderr median "$BATS_TEST_TMPDIR/none"
 	[ "$stderr" = "median: $BATS_TEST_TMPDIR/none: No such file or directory" ]
 }
+
+@test "a full disk is a failure" {
+	run -1 --separate-stderr bash -c "median '$F/plsc.tsv' > /dev/full"
+	[ "$stderr" = "median: <stdout>: write error: No space left on device" ]
+}

@@ -158,3 +158,8 @@ IN
   in:  framework key median mean min max n
   out: framework key median mean min max n speedup" ]
 }
+
+@test "a full disk is a failure" {
+	run -1 --separate-stderr bash -c "speedup '$F/plsc.tsv' > /dev/full"
+	[ "$stderr" = "speedup: <stdout>: write error: No space left on device" ]
+}

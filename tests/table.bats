@@ -305,3 +305,8 @@ bench_log() { # path step_s total_batch: 120 iterations of bench's log
 | 1 | 1 | 16 | 36.00 | 1.00 | 2 | 22.2% |
 | 1 | 2 | 16 | 96.00 | 2.67 | 2 | 66.7% |" ]
 }
+
+@test "a full disk is a failure" {
+	run -1 --separate-stderr bash -c "table -s json '$FIXTURES/speedup/plsc.expected' > /dev/full"
+	[ "$stderr" = "table: <stdout>: write error: No space left on device" ]
+}

@@ -393,3 +393,8 @@ check_dlperf() {
 	run -1 --separate-stderr window "$BATS_TEST_TMPDIR/none"
 	[ "$stderr" = "window: $BATS_TEST_TMPDIR/none: No such file or directory" ]
 }
+
+@test "a full disk is a failure" {
+	run -1 --separate-stderr bash -c "window '$F/oneflow.tsv' > /dev/full"
+	[ "$stderr" = "window: <stdout>: write error: No space left on device" ]
+}
