@@ -1581,6 +1581,51 @@ static void replay(struct log *lg)
 	lg->in.lineno = lineno;
 }
 
+/* Lines are read in large blocks and split in place: a log of a gigabyte
+ * is one memchr per line, not one getline call. */
+#define CHUNK (1 << 20)
+
+static char *rbuf;
+static size_t rcap, rlen, rpos;
+static int reof;
+
+/* The next line of in, '\n' (and a '\r' before it) removed; NULL at the end. */
+static char *next_line(struct input *in)
+{
+	for (;;) {
+		char *start = rbuf + rpos, *nl = memchr(start, '\n', rlen - rpos);
+		if (!nl && reof) {
+			if (rpos == rlen)
+				return NULL;
+			nl = rbuf + rlen; /* the last line has no newline */
+		}
+		if (nl) {
+			*nl = '\0';
+			rpos = (size_t)(nl - rbuf) + (nl < rbuf + rlen);
+			if (nl > start && nl[-1] == '\r')
+				nl[-1] = '\0';
+			in->lineno++;
+			return start;
+		}
+		memmove(rbuf, start, rlen - rpos);
+		rlen -= rpos;
+		rpos = 0;
+		if (rlen + CHUNK + 1 > rcap) {
+			rcap = rlen + CHUNK + 1 > 2 * rcap ? rlen + CHUNK + 1 : 2 * rcap;
+			if (!(rbuf = realloc(rbuf, rcap)))
+				die("out of memory");
+		}
+		size_t n = fread(rbuf + rlen, 1, CHUNK, in->fp);
+		if (n == 0) {
+			if (ferror(in->fp))
+				die("%s: read error:", in->name);
+			reof = 1;
+		}
+		rlen += n;
+		rbuf[rlen] = '\0';
+	}
+}
+
 static void grep_log(const char *path)
 {
 	static struct log lg;
@@ -1592,8 +1637,9 @@ static void grep_log(const char *path)
 	path_config(&lg, path);
 	input_open(&lg.in, path);
 	lg.ps = opt_parser;
-	while (input_line(&lg.in)) {
-		char *s = lg.in.line;
+	rlen = rpos = 0;
+	reof = 0;
+	for (char *s; (s = next_line(&lg.in)) != NULL;) {
 		if (!lg.ps) {
 			if (*skipb(s) == '\0')
 				continue;
