@@ -182,7 +182,7 @@ compare(int argc, char **argv)
 
 	/* Per parameter tensor, from the manifest: name shape offset count. */
 	char *man = slurp(ref, "manifest.tsv", &b1), *save = NULL;
-	double worst_g = 0.0, worst_p = 0.0;
+	double worst_g = -1.0, worst_p = -1.0;
 	char worst_gname[128] = "-", worst_pname[128] = "-";
 	int tensors = 0;
 	for (char *line = strtok_r(man, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {

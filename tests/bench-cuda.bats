@@ -1,0 +1,328 @@
+#!/usr/bin/env bats
+# bench's GPU side, on a machine without a GPU: the CUDA backend compiles and
+# links with warnings as errors; the host-side logic runs (loss-scale state
+# machine, allreduce buckets, convolution shapes, check-gpu's comparison); the
+# allreduce probe runs on the CPU build under mpirun -np 2; and everything that
+# needs a device fails cleanly with "no CUDA device".
+#
+# The toolkit is /usr/local/cuda (or CUDA_HOME); without nvcc and cuDNN the
+# compile tests are skipped (said so), never passed.
+
+bats_require_minimum_version 1.5.0
+load helper
+
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+
+need_cuda() {
+	[ -x "$CUDA_HOME/bin/nvcc" ] && [ -f "$CUDA_HOME/include/cudnn_version.h" ] ||
+		skip "no CUDA toolkit with cuDNN at $CUDA_HOME"
+}
+
+no_gpu() {
+	if "$ROOT/bin/gpucheck" devices >/dev/null 2>&1; then
+		skip "this machine has a CUDA device"
+	fi
+}
+
+setup() {
+	common_setup
+	cd "$ROOT"
+}
+
+# ---- build ------------------------------------------------------------------
+
+@test "make reports the cuDNN and NCCL it found" {
+	need_cuda
+	h="$CUDA_HOME/include/cudnn_version.h"
+	v="$(sed -n 's/^#define CUDNN_MAJOR *//p' "$h").$(sed -n 's/^#define CUDNN_MINOR *//p' "$h")"
+	run -0 make -n bin/bench-gpu-test
+	[ "${lines[0]}" = "cuDNN: found $v" ]
+	[[ "${lines[1]}" =~ ^NCCL:\ found\ 2\.[0-9]+$ ]]
+}
+
+@test "CUDA=0 turns the GPU backend off and nvcc is never run" {
+	run -0 make -n CUDA=0 all
+	[ "${lines[0]}" = "cuDNN: off (CUDA=0), GPU backend skipped" ]
+	! grep -q nvcc <<<"$output"
+	! grep -q bench-cuda <<<"$output"
+}
+
+@test "a toolkit that is not there is reported and skipped" {
+	run -0 make -n CUDA_HOME=/nonexistent all
+	[ "${lines[0]}" = "nvcc: not found at /nonexistent/bin/nvcc" ]
+	[ "${lines[1]}" = "cuDNN: not found, GPU backend skipped" ]
+	! grep -q '/bin/nvcc -' <<<"$output"
+}
+
+@test "the default build targets sm_75 to sm_90 plus PTX of sm_90, warnings as errors" {
+	need_cuda
+	run -0 make -n -W bench/backend_cuda.cu build/bench/backend_cuda.o
+	line="$(grep 'nvcc .*backend_cuda.cu' <<<"$output")"
+	for a in 75 80 86 89 90; do
+		[[ "$line" == *"-gencode arch=compute_$a,code=sm_$a "* ]]
+	done
+	[[ "$line" == *"-gencode arch=compute_90,code=compute_90 "* ]]
+	[[ "$line" == *"-Werror all-warnings"* ]]
+	[[ "$line" == *"-Xcompiler -Wall,-Wextra,-Werror"* ]]
+}
+
+@test "CUDA_ARCH picks the architectures (sm_70 for older toolkits)" {
+	need_cuda
+	run -0 make -n -W bench/backend_cuda.cu CUDA_ARCH="70 75" build/bench/backend_cuda.o
+	line="$(grep 'nvcc .*backend_cuda.cu' <<<"$output")"
+	[[ "$line" == *"-gencode arch=compute_70,code=sm_70 -gencode arch=compute_75,code=sm_75 -gencode arch=compute_75,code=compute_75 "* ]]
+	! [[ "$line" == *sm_80* ]]
+}
+
+@test "the CUDA backend, NCCL comm and probe compile and link with warnings as errors" {
+	need_cuda
+	o="$BATS_TEST_TMPDIR"
+	# One architecture keeps this test short; the flags are the real ones.
+	run -0 make OBJ="$o/obj" BIN="$o/bin" CUDA_ARCH=80 \
+		"$o/bin/bench-cuda" "$o/bin/bench-cuda-allreduce" "$o/bin/gpucheck"
+	! grep -Eq 'warning( #|:)' <<<"$output"
+	[ -x "$o/bin/bench-cuda" ] && [ -x "$o/bin/bench-cuda-allreduce" ]
+	run -0 nm -D --undefined-only "$o/bin/bench-cuda"
+	grep -q cudnnConvolutionForward <<<"$output"
+	grep -q cublasSgemm <<<"$output"
+	grep -q ncclAllReduce <<<"$output"
+	grep -q cudnnBatchNormalizationForwardTrainingEx <<<"$output"
+}
+
+@test "nvcc with the project's flags turns a warning into an error" {
+	need_cuda
+	flags="$(make -s -p -n CUDA_ARCH=80 bin/bench-gpu-test 2>/dev/null | sed -n 's/^NVCCFLAGS := //p')"
+	[[ "$flags" == *"-Werror all-warnings"* ]]
+	printf '__global__ void k(float *x) { x[0] = 1.0f; }\n' >"$BATS_TEST_TMPDIR/ok.cu"
+	printf '__global__ void k(float *x) { int unused; x[0] = 1.0f; }\n' >"$BATS_TEST_TMPDIR/w.cu"
+	run -0 "$CUDA_HOME/bin/nvcc" $flags -c -o "$BATS_TEST_TMPDIR/ok.o" "$BATS_TEST_TMPDIR/ok.cu"
+	run ! "$CUDA_HOME/bin/nvcc" $flags -c -o "$BATS_TEST_TMPDIR/w.o" "$BATS_TEST_TMPDIR/w.cu"
+	grep -q 'unused' <<<"$output"
+	[ ! -e "$BATS_TEST_TMPDIR/w.o" ]
+}
+
+# ---- no device here -------------------------------------------------------------
+
+@test "make check-gpu fails cleanly with no CUDA device" {
+	need_cuda
+	no_gpu
+	run -2 make check-gpu
+	grep -q '^gpucheck: no CUDA device (' <<<"$output"
+	! grep -q 'bin/bench --export' <<<"$output"
+}
+
+@test "bench-cuda says there is no CUDA device and exits 1" {
+	need_cuda
+	no_gpu
+	run -1 --separate-stderr bench-cuda --batch 2 --image 32 --classes 10 --iters 1
+	[[ "$stderr" =~ ^bench:\ no\ CUDA\ device\ \(.*\)$ ]]
+}
+
+@test "bench-cuda-allreduce says there is no CUDA device and exits 1" {
+	need_cuda
+	no_gpu
+	run -1 --separate-stderr bench-cuda-allreduce --max-bytes 4096
+	[[ "$stderr" =~ ^bench:\ no\ CUDA\ device\ \(.*\)$ ]]
+	[ "$output" = "" ]
+}
+
+# ---- loss scale -------------------------------------------------------------------
+
+@test "dynamic loss scale: starts at 2^16, doubles after 2000 clean steps" {
+	run -0 bench-gpu-test lossscale <<<$'1999 0\n1 0\n1999 0\n1 0'
+	[ "$output" = "steps=1999 applied=1999 skipped=0 scale=65536 clean=1999
+steps=2000 applied=1 skipped=0 scale=131072 clean=0
+steps=3999 applied=1999 skipped=0 scale=131072 clean=1999
+steps=4000 applied=1 skipped=0 scale=262144 clean=0" ]
+}
+
+@test "dynamic loss scale: an overflow skips the step, halves and restarts the count" {
+	run -0 bench-gpu-test lossscale <<<$'1500 0\n1 1\n1999 0\n1 0\n3 1'
+	[ "$output" = "steps=1500 applied=1500 skipped=0 scale=65536 clean=1500
+steps=1501 applied=0 skipped=1 scale=32768 clean=0
+steps=3500 applied=1999 skipped=1 scale=32768 clean=1999
+steps=3501 applied=1 skipped=1 scale=65536 clean=0
+steps=3504 applied=0 skipped=4 scale=8192 clean=0" ]
+}
+
+@test "dynamic loss scale stays within [1, 2^24]" {
+	run -0 bench-gpu-test lossscale <<<$'40 1\n20000 0'
+	[ "$output" = "steps=40 applied=0 skipped=40 scale=1 clean=0
+steps=20040 applied=20000 skipped=40 scale=1024 clean=0" ]
+	run -0 bench-gpu-test lossscale <<<$'40000 0'
+	[ "$output" = "steps=40000 applied=40000 skipped=0 scale=16777216 clean=0" ]
+}
+
+@test "static loss scale (--loss-scale N) never changes but still skips overflows" {
+	run -0 bench-gpu-test lossscale -s 128 <<<$'5000 0\n2 1\n1 0'
+	[ "$output" = "steps=5000 applied=5000 skipped=0 scale=128 clean=0
+steps=5002 applied=0 skipped=2 scale=128 clean=0
+steps=5003 applied=1 skipped=2 scale=128 clean=0" ]
+}
+
+@test "a bad loss-scale script line is an error naming the line" {
+	run -1 --separate-stderr bench-gpu-test lossscale <<<$'1 0\n1 2'
+	[ "$stderr" = 'bench-gpu-test: <stdin>:2: expected "steps flag"' ]
+	run -2 --separate-stderr bench-gpu-test lossscale -s 0
+	[ "$stderr" = "bench-gpu-test: -s: '0' is not an integer in [1, 16777216]" ]
+}
+
+# ---- buckets and shapes ---------------------------------------------------------------
+
+@test "buckets follow backward down the buffer, the first one small" {
+	# tensors in production order (fc bias, fc weight, ... down to 0)
+	run -0 bench-gpu-test buckets 100 10 <<<$'1000 8\n600 400\n500 100\n300 200\n0 300'
+	# the first bucket closes at 10 elements, the others at 100
+	[ "$output" = "600 408 0 1
+500 100 2 2
+300 200 3 3
+0 300 4 4" ]
+}
+
+@test "a tensor that is not adjacent starts a new bucket" {
+	run -0 bench-gpu-test buckets 1000 1000 <<<$'90 10\n50 20\n0 50'
+	[ "$output" = "90 10 0 0
+0 70 1 2" ]
+}
+
+@test "overlapping or empty gradient tensors are refused" {
+	run -1 --separate-stderr bench-gpu-test buckets 10 10 <<<$'0 10\n5 10'
+	[ "$stderr" = "bench-gpu-test: <stdin>:2: empty or overlapping tensors" ]
+	run -1 --separate-stderr bench-gpu-test buckets 10 10 <<<$'0 0'
+	[ "$stderr" = "bench-gpu-test: <stdin>:1: empty or overlapping tensors" ]
+}
+
+@test "cudnnFind runs once per distinct convolution shape" {
+	# layer1 of ResNet50 at batch 32 in fp16: blocks 1 and 2 repeat block 1's
+	# 1x1 and 3x3 shapes; the precision is part of the shape
+	run -0 bench-gpu-test dedup <<<'32 64 56 56 64 1 1 1 0 2
+32 64 56 56 64 3 3 1 1 2
+32 64 56 56 256 1 1 1 0 2
+32 256 56 56 64 1 1 1 0 2
+32 64 56 56 64 3 3 1 1 2
+32 256 56 56 64 1 1 1 0 2
+32 64 56 56 64 3 3 1 1 0
+32 3 224 224 64 7 7 2 3 2'
+	[ "$output" = "0 0 56x56
+1 1 56x56
+2 2 56x56
+3 3 56x56
+4 1 56x56
+5 3 56x56
+6 6 56x56
+7 7 112x112
+distinct=6" ]
+}
+
+# ---- check-gpu's comparison ---------------------------------------------------------------
+
+# mkexport DIR GRADSCALE PERTURB: a tiny export directory (2 tensors)
+mkexport() {
+	/usr/bin/python3 - "$@" <<'EOF'
+import os, struct, sys
+d, scale, perturb = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+os.makedirs(d, exist_ok=True)
+def w(name, fmt, vals):
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(struct.pack("<%d%s" % (len(vals), fmt), *vals))
+p = [0.5, -0.25, 0.125, 1.0, 2.0, -1.0]
+g = [0.1, 0.2, -0.3, 0.4, 0.01, -0.02]
+w("params.f32", "f", p)
+w("input.f32", "f", [1.0, 2.0])
+w("labels.i32", "i", [1])
+w("logits.f32", "f", [0.3, -0.7])
+w("grads.f32", "f", [x * scale * (1 + perturb * (i >= 4)) for i, x in enumerate(g)])
+w("params_after.f32", "f", [a - 0.1 * b for a, b in zip(p, g)])
+open(os.path.join(d, "loss.txt"), "w").write("0.693147\n")
+open(os.path.join(d, "manifest.tsv"), "w").write("conv1.weight\t1x1x2x2\t0\t4\nbn1.weight\t2\t4\t2\n")
+EOF
+}
+
+@test "gpucheck compare passes equal exports and names the worst tensor" {
+	mkexport "$BATS_TEST_TMPDIR/a" 1 0
+	mkexport "$BATS_TEST_TMPDIR/b" 65536 0.0005
+	run -0 gpucheck compare -g 65536 fp32 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	[ "${lines[0]}" = "logits                                   rel_err 0.000e+00 tol 1e-03 ok" ]
+	[ "${lines[1]}" = "loss                                     rel_err 0.000e+00 tol 1e-03 ok" ]
+	[[ "${lines[2]}" =~ ^grads\ \(worst\ of\ 2:\ bn1\.weight\)\ +rel_err\ 5\.000e-04\ tol\ 1e-03\ ok$ ]]
+	[ "${lines[4]}" = "check-gpu fp32: ok" ]
+}
+
+@test "gpucheck compare fails a gradient off by more than the tolerance" {
+	mkexport "$BATS_TEST_TMPDIR/a" 1 0
+	mkexport "$BATS_TEST_TMPDIR/b" 1 0.01
+	run -1 gpucheck compare fp32 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	[[ "${lines[2]}" =~ ^grads\ \(worst\ of\ 2:\ bn1\.weight\)\ +rel_err\ 1\.000e-02\ tol\ 1e-03\ FAIL$ ]]
+	[ "${lines[4]}" = "check-gpu fp32: FAIL" ]
+	# amp's tolerance (fp16 rounding) lets the same 1 % through
+	run -0 gpucheck compare amp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	[ "${lines[4]}" = "check-gpu amp: ok" ]
+}
+
+@test "gpucheck compare refuses exports of different weights" {
+	mkexport "$BATS_TEST_TMPDIR/a" 1 0
+	mkexport "$BATS_TEST_TMPDIR/b" 1 0
+	printf '\0\0\0\0' >>"$BATS_TEST_TMPDIR/b/params.f32"
+	run -1 --separate-stderr gpucheck compare fp32 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	[ "$stderr" = "gpucheck: params.f32 differs between $BATS_TEST_TMPDIR/a and $BATS_TEST_TMPDIR/b: not the same --seed, batch or image" ]
+	run -2 --separate-stderr gpucheck compare fp16 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	[ "$stderr" = "gpucheck: 'fp16' is not fp32, tf32, amp or bf16" ]
+}
+
+# ---- the allreduce probe on the CPU ------------------------------------------------------------
+
+ROW='^ {0,11}[0-9]+ {1,12}[0-9]+ {1,12}[0-9]+\.[0-9]{2} {1,10}[0-9]+\.[0-9]{3} {1,10}[0-9]+\.[0-9]{3}$'
+
+@test "the probe under mpirun -np 2 prints one fixed-width row per size, 1 KB to 1 MB" {
+	run -0 --separate-stderr mpirun -np 2 bench-allreduce --max-bytes 1048576 --iters 3 --warmup 1
+	[ "${#lines[@]}" -eq 8 ]
+	[ "${lines[0]}" = "# bench allreduce backend=cpu-onednn ranks=2 nodes=1 iters=3 warmup=1 type=float op=sum" ]
+	[ "${lines[1]}" = "#      bytes        count      time_us  algbw_GBs  busbw_GBs" ]
+	sizes=(1024 4096 16384 65536 262144 1048576)
+	for i in 0 1 2 3 4 5; do
+		row="${lines[$((i + 2))]}"
+		[[ "$row" =~ $ROW ]]
+		[ "${#row}" -eq 60 ]
+		read -r bytes count us alg bus <<<"$row"
+		[ "$bytes" = "${sizes[$i]}" ]
+		[ "$count" = "$((bytes / 4))" ]
+		# two ranks: busbw = algbw * 2 (n - 1) / n = algbw
+		[ "$alg" = "$bus" ]
+	done
+}
+
+@test "the probe's bus bandwidth is algbw * 2(n-1)/n: 4/3 at three ranks" {
+	run -0 --separate-stderr mpirun --oversubscribe -np 3 bench-allreduce --min-bytes 65536 \
+		--max-bytes 65536 --iters 2 --warmup 1
+	[ "${lines[0]}" = "# bench allreduce backend=cpu-onednn ranks=3 nodes=1 iters=2 warmup=1 type=float op=sum" ]
+	read -r bytes count us alg bus <<<"${lines[2]}"
+	[ "$bytes" = 65536 ]
+	# alg = bytes / time: recompute from the printed time, then busbw
+	awk -v b="$bytes" -v us="$us" -v a="$alg" -v s="$bus" 'BEGIN {
+		t = us / 1e6; want = b / t / 1e9
+		exit !((a - want) ^ 2 <= (0.002 + want * 0.01) ^ 2 && (s - a * 4 / 3) ^ 2 <= 0.002 ^ 2)
+	}'
+}
+
+@test "the probe with factor 2 and one rank prints no bandwidth" {
+	run -0 bench-allreduce --min-bytes 1024 --max-bytes 4096 --factor 2 --iters 1 --warmup 0
+	[ "${#lines[@]}" -eq 5 ]
+	[ "${lines[0]}" = "# bench allreduce backend=cpu-onednn ranks=1 nodes=1 iters=1 warmup=0 type=float op=sum" ]
+	for i in 2 3 4; do
+		[[ "${lines[$i]}" =~ ^\ +[0-9]+\ +[0-9]+\ +[0-9]+\.[0-9]{2}\ {10}-\ {10}-$ ]]
+	done
+	[ "$(awk 'NR > 2 { print $1 }' <<<"$output" | tr '\n' ' ')" = "1024 2048 4096 " ]
+}
+
+@test "the probe's flags are checked" {
+	run -2 --separate-stderr bench-allreduce --iters 0
+	[ "$stderr" = "bench: --iters: '0' is not an integer in [1, 1000000]" ]
+	run -2 --separate-stderr bench-allreduce --factor 3
+	[ "$stderr" = "bench: --factor: '3' is not 2 or 4" ]
+	run -2 --separate-stderr bench-allreduce --min-bytes 8192 --max-bytes 4096
+	[ "$stderr" = "bench: --min-bytes 8192 is more than --max-bytes 4096" ]
+	run -2 --separate-stderr bench-allreduce --max-bytes 1030
+	[ "$stderr" = "bench: --min-bytes, --max-bytes: must be multiples of 4 (float32)" ]
+	run -2 --separate-stderr bench-allreduce --frobnicate 1
+	[[ "$stderr" == usage:\ bench-allreduce* ]]
+}
