@@ -188,6 +188,28 @@ EOF
 	[ "$stderr" = "grep-iters: <stdin>:1: step_s '0.000' is not positive" ]
 }
 
+@test "bench lines in another order, with other keys and exponents, are read the same way" {
+	run -0 --separate-stderr bash -c 'printf "%s\n" "iter=3 ts=5 extra=x samples_per_s=1e2 step_s=0.5 loss=-1.5" "iter=4 loss=1 step_s=2.5E-1" |
+		grep-iters -k 1n1g_b16_fp32'
+	[ "$output" = "$(want <<'EOF'
+bench|bench|1n1g_b16_fp32|1|3|5|0.5|1e2|-1.5
+bench|bench|1n1g_b16_fp32|1|4|-|2.5E-1|-|1
+EOF
+)" ]
+}
+
+@test "a bench line in bench's own layout with a zero rate is an error naming the line" {
+	run -1 --separate-stderr bash -c 'printf "%s\n" "iter=1 loss=6.9 step_s=0.4 samples_per_s=0.00 ts=1.5" |
+		grep-iters -k 1n1g_b16_fp32'
+	[ "$stderr" = "grep-iters: <stdin>:1: samples_per_s '0.00' is not positive" ]
+}
+
+@test "a bench iteration that is not a number is an error naming the line" {
+	run -1 --separate-stderr bash -c 'printf "%s\n" "iter=1x loss=6.9 step_s=0.4 samples_per_s=10 ts=1.5" |
+		grep-iters -k 1n1g_b16_fp32'
+	[ "$stderr" = "grep-iters: <stdin>:1: iter '1x' is not an integer" ]
+}
+
 # ---- the other formats (reconstructed samples) --------------------------------
 
 @test "NGC TensorFlow: iteration = step + 1, total_loss, stamp without fraction as .000000" {
