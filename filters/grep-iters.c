@@ -1655,6 +1655,8 @@ static int reof;
 /* The next line of in, '\n' (and a '\r' before it) removed; NULL at the end. */
 static char *next_line(struct input *in)
 {
+	if (!rbuf && !(rbuf = malloc(rcap = CHUNK + 1)))
+		die("out of memory");
 	for (;;) {
 		char *start = rbuf + rpos, *nl = memchr(start, '\n', rlen - rpos);
 		if (!nl && reof) {
@@ -1670,9 +1672,11 @@ static char *next_line(struct input *in)
 			in->lineno++;
 			return start;
 		}
-		memmove(rbuf, start, rlen - rpos);
-		rlen -= rpos;
-		rpos = 0;
+		if (rpos > 0) {
+			memmove(rbuf, start, rlen - rpos);
+			rlen -= rpos;
+			rpos = 0;
+		}
 		if (rlen + CHUNK + 1 > rcap) {
 			rcap = rlen + CHUNK + 1 > 2 * rcap ? rlen + CHUNK + 1 : 2 * rcap;
 			if (!(rbuf = realloc(rbuf, rcap)))
