@@ -84,6 +84,7 @@ static struct {
 	struct conv_algos algos[MAX_SHAPES];
 	int nshapes;
 	long ce_calls;              /* bk_softmax_ce calls: steps begun */
+	int local_rank;             /* 0 prints the node's one-off notes */
 	int verbose;
 	int ready;
 } G;
@@ -414,6 +415,14 @@ bk_init(const bk_config *cfg)
 
 	G.precision = cfg->precision;
 	G.verbose = cfg->verbose;
+	G.local_rank = cfg->local_rank;
+	int major = 0;
+	CUDNN_CHECK(cudnnGetProperty(MAJOR_VERSION, &major));
+	if (major != CUDNN_MAJOR) {
+		fprintf(stderr, "bench: built with cuDNN %d, but the cuDNN loaded is %d (%zu)\n",
+			CUDNN_MAJOR, major, cudnnGetVersion());
+		exit(1);
+	}
 	G.device = (cfg->local_rank > 0 ? cfg->local_rank : 0) % ndev;
 	CUDA_CHECK(cudaSetDevice(G.device));
 	CUDA_CHECK(cudaGetDeviceProperties(&prop, G.device));
@@ -803,12 +812,10 @@ ws_limit_init(void)
 	G.ws_limit = gpu_workspace_limit(G.ws_flag ? G.ws_flag : (size_t)2 << 30, freeb, 0.5);
 }
 
-/* Grow the shared workspace at plan time (the search needs the limit). */
+/* Make the shared workspace at least 'bytes' long (plan time only). */
 static void
-ws_reserve(size_t bytes)
+ws_grow(size_t bytes)
 {
-	if (bytes > G.ws_need)
-		G.ws_need = bytes;
 	if (bytes <= G.ws_size)
 		return;
 	if (G.ws) {
@@ -817,6 +824,15 @@ ws_reserve(size_t bytes)
 	}
 	G.ws = dev_alloc(bytes);
 	G.ws_size = bytes;
+}
+
+/* What an op will need when it runs: kept after the search is over. */
+static void
+ws_reserve(size_t bytes)
+{
+	if (bytes > G.ws_need)
+		G.ws_need = bytes;
+	ws_grow(bytes);
 }
 
 /* At the first run: cut the search workspace down to what the chosen
@@ -837,10 +853,12 @@ ws_finalize(void)
 	 * training, as nvidia-smi would show it during the run. */
 	G.peak = 0;
 	note_mem();
-	fprintf(stderr,
-		"bench: cudnn: %d convolution shapes searched, workspace limit %.1f MB, "
-		"using %.1f MB\n",
-		G.nshapes, (double)G.ws_limit / 1048576.0, (double)G.ws_need / 1048576.0);
+	if (G.local_rank == 0)
+		fprintf(stderr,
+			"bench: cudnn: %d convolution shapes searched, workspace limit %.1f MB, "
+			"using %.1f MB\n",
+			G.nshapes, (double)G.ws_limit / 1048576.0,
+			(double)G.ws_need / 1048576.0);
 }
 
 /* fp32: no TF32. The math type cudnnFind reports for an algorithm is set on
@@ -895,7 +913,7 @@ conv_search(bk_op *op, struct conv_algos *a)
 	int n = 0;
 
 	ws_limit_init();
-	ws_reserve(G.ws_limit);
+	ws_grow(G.ws_limit); /* the search's, given back by ws_finalize */
 	CUDNN_CHECK(cudnnSetConvolutionMathType(op->cdesc, conv_math()));
 	if (!a->have_fwd) {
 		cudnnConvolutionFwdAlgoPerf_t r[MAX_ALGOS];
