@@ -351,6 +351,18 @@ EOF
 )" ]
 }
 
+@test "unknown line prefixes (launcher rank tags) are tolerated (spec §7.1)" {
+	run -0 --separate-stderr bash -c '{
+		printf "%s\n" "[1,0]<stdout>:DLL 2020-09-15 14:29:13.473765 - Epoch: 0 Iteration: 1  train.loss : 7.09304  train.total_ips : 267.44 img/s"
+		} | grep-iters -k 1n1g_b16_fp32
+		printf "[1,1]<stderr>:Epoch: [0][ 0/5]\tTime 1.5 (1.5)\tLoss 7.0 (7.0)\n" | grep-iters -k 1n1g_b16_fp32'
+	[ "$output" = "$(want <<'EOF'
+ngc-pytorch|ngc-pytorch|1n1g_b16_fp32|1|1|1600180153.473765|-|267.44|7.09304
+pytorch|pytorch|1n1g_b16_fp32|1|1|-|1.5|-|7.0
+EOF
+)" ]
+}
+
 # ---- options ------------------------------------------------------------------
 
 @test "-F sets the framework column" {
