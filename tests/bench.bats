@@ -1,0 +1,141 @@
+#!/usr/bin/env bats
+# bench: the native ResNet50 v1.5 trainer. Model table, flags, log format,
+# training (overfit), data parallel over MPI, --export. Small images keep
+# every test to seconds on two cores.
+
+load helper
+
+B="$FIXTURES/bench"
+
+@test "describe counts torchvision's 25,557,032 parameters and 8.18 GFLOP at 224 px" {
+	run -0 bench --describe
+	[ "${lines[0]}" = "# resnet50 v1.5 image=224 classes=1000 batch=16" ]
+	[ "${lines[-3]}" = "params=25557032" ]
+	[ "${lines[-2]}" = "forward_flops_per_sample=8178368512" ]
+	[ "${lines[-1]}" = "forward_gflops_per_sample=8.178" ]
+}
+
+@test "describe prints every layer's shapes, stride on the 3x3 conv (v1.5)" {
+	run -0 bench --describe --image 32 --classes 10 --batch 2
+	[ "$output" = "$(cat "$B/describe-32px-10cls.txt")" ]
+	[[ "$output" == *"layer2.0.conv2 conv 3x3/2 128x8x8 128x4x4 147456"* ]]
+	[[ "$output" == *"layer2.0.conv1 conv 1x1/1 256x8x8 128x8x8 32768"* ]]
+	[[ "$output" == *"fc fc - 2048 10 20490"* ]]
+}
+
+@test "a non-integer --batch is a usage error naming the flag" {
+	run -2 --separate-stderr bench --batch x
+	[ "$stderr" = "bench: --batch: 'x' is not an integer" ]
+	[ "$output" = "" ]
+}
+
+@test "an out-of-range --image is a usage error" {
+	run -2 --separate-stderr bench --image 8
+	[ "$stderr" = "bench: --image: '8' is out of range [32, 4096]" ]
+}
+
+@test "a non-number --lr is a usage error" {
+	run -2 --separate-stderr bench --lr 0.1x
+	[ "$stderr" = "bench: --lr: '0.1x' is not a number" ]
+}
+
+@test "an unknown precision is a usage error" {
+	run -2 --separate-stderr bench --precision fp16
+	[ "$stderr" = "bench: --precision: 'fp16' is not fp32 or amp" ]
+}
+
+@test "an unknown option prints the usage" {
+	run -2 --separate-stderr bench --frobnicate
+	[ "${stderr_lines[0]}" = "bench: unknown option '--frobnicate'" ]
+	[[ "${stderr_lines[1]}" == "usage: bench [--describe] [--batch B]"* ]]
+}
+
+@test "a flag without its value is a usage error" {
+	run -2 --separate-stderr bench --iters
+	[ "${stderr_lines[0]}" = "bench: --iters needs a value" ]
+}
+
+@test "--warmup must leave iterations to time" {
+	run -2 --separate-stderr bench --iters 3 --warmup 3
+	[ "$stderr" = "bench: --warmup: '3' must be less than --iters (3)" ]
+}
+
+@test "the log follows DESIGN.md: header, one line per iteration, end line" {
+	run -0 --separate-stderr bench --image 32 --batch 2 --classes 10 --iters 3 --warmup 1
+	[ "${#lines[@]}" -eq 6 ]
+	[ "${lines[0]}" = "# bench model=resnet50 backend=cpu-onednn nodes=1 gpus_per_node=1 batch_per_device=2 precision=fp32 image=32 data=synthetic" ]
+	num='[0-9]+\.[0-9]+'
+	for k in 1 2 3; do
+		[[ "${lines[$k]}" =~ ^iter=$k\ loss=$num\ step_s=$num\ samples_per_s=$num\ ts=[0-9]+\.[0-9]{6}$ ]]
+	done
+	[[ "${lines[4]}" =~ ^#\ summary\ warmup=1\ timed_iters=2\ samples_per_s=$num$ ]]
+	[[ "${lines[5]}" =~ ^#\ end\ iters=3\ peak_mem_mb=[1-9][0-9]*$ ]]
+	[[ "$stderr" == "bench: cpu-onednn, 1 rank(s)"* ]]
+}
+
+@test "the same seed gives the same losses; samples/s is batch over step time" {
+	run -0 bash -c 'bench --image 32 --batch 2 --classes 10 --iters 2 --seed 7 2>/dev/null | grep -o "loss=[^ ]*"'
+	first="$output"
+	run -0 bash -c 'bench --image 32 --batch 2 --classes 10 --iters 2 --seed 7 2>/dev/null | grep -o "loss=[^ ]*"'
+	[ "$output" = "$first" ]
+	run -0 bash -c 'bench --image 32 --batch 4 --classes 10 --iters 1 2>/dev/null | grep ^iter= |
+		awk "{split(\$3,a,\"=\"); split(\$4,b,\"=\"); r = 4 / a[2]; d = r - b[2]; if (d < 0) d = -d; exit !(d < 0.01 * r + 0.01)}"'
+}
+
+@test "training overfits one fixed batch: loss below 0.05" {
+	run -0 bash -c 'bench --image 32 --batch 4 --classes 10 --iters 30 --lr 0.01 --weight-decay 0 2>/dev/null | grep ^iter='
+	first=$(echo "${lines[0]}" | sed 's/.*loss=\([^ ]*\).*/\1/')
+	last=$(echo "${lines[-1]}" | sed 's/.*loss=\([^ ]*\).*/\1/')
+	awk -v f="$first" -v l="$last" 'BEGIN { exit !(f > 1.0 && l < 0.05) }'
+}
+
+@test "--export writes the files of doc/CONTRACT.md with consistent sizes" {
+	d="$BATS_TEST_TMPDIR/x"
+	mkdir "$d"
+	run -0 bench --export "$d" --image 32 --batch 2 --classes 10
+	n=23528522
+	[ "$(stat -c %s "$d/params.f32")" -eq $((4 * n)) ]
+	[ "$(stat -c %s "$d/grads.f32")" -eq $((4 * n)) ]
+	[ "$(stat -c %s "$d/params_after.f32")" -eq $((4 * n)) ]
+	[ "$(stat -c %s "$d/input.f32")" -eq $((4 * 2 * 3 * 32 * 32)) ]
+	[ "$(stat -c %s "$d/labels.i32")" -eq 8 ]
+	[ "$(stat -c %s "$d/logits.f32")" -eq 80 ]
+	[[ "$(cat "$d/loss.txt")" =~ ^[0-9]+\.[0-9]+$ ]]
+	[ "$(wc -l < "$d/manifest.tsv")" -eq 161 ]
+	[ "$(head -1 "$d/manifest.tsv")" = "$(printf 'conv1.weight\t64x3x7x7\t0\t9408')" ]
+	[ "$(tail -1 "$d/manifest.tsv")" = "$(printf 'fc.bias\t10\t23528512\t10')" ]
+	[ "$(awk -F'\t' '{ s += $4 } END { print s }' "$d/manifest.tsv")" -eq $n ]
+	[ -z "$(find "$d" -name '*.tmp')" ]
+}
+
+@test "--export into a missing directory fails before training" {
+	run -1 --separate-stderr bench --export "$BATS_TEST_TMPDIR/none" --image 32
+	[ "$stderr" = "bench: --export: $BATS_TEST_TMPDIR/none: No such file or directory" ]
+	[ "$output" = "" ]
+}
+
+@test "2 ranks x batch B step like the mean of the two halves' gradients" {
+	command -v mpirun || skip "mpirun not installed"
+	command -v python3 || skip "python3 not installed"
+	t="$BATS_TEST_TMPDIR"
+	mkdir "$t/dp" "$t/s0" "$t/s1"
+	args="--image 32 --batch 2 --classes 10 --seed 3"
+	run -0 --separate-stderr mpirun -np 2 --bind-to none bench $args --export "$t/dp"
+	[[ "${lines[0]}" == *" nodes=1 gpus_per_node=2 batch_per_device=2 "* ]]
+	# rank r trains samples [rB, (r+1)B): the same halves, one process each
+	run -0 bench $args --shard 0 --export "$t/s0"
+	run -0 bench $args --shard 1 --export "$t/s1"
+	run -0 python3 "$B/dp_check.py" "$t/dp" "$t/s0" "$t/s1"
+	[ "${#lines[@]}" -eq 2 ]
+}
+
+@test "amp runs on a CPU with AVX512_BF16 and is refused clearly without it" {
+	if grep -qw -e avx512_bf16 -e amx_bf16 /proc/cpuinfo; then
+		run -0 --separate-stderr bench --precision amp --image 32 --batch 2 --classes 10 --iters 2
+		[[ "${lines[0]}" == *" precision=amp "* ]]
+		[[ "${lines[2]}" =~ ^iter=2\ loss=[0-9]+\.[0-9]+\  ]]
+	else
+		run -2 --separate-stderr bench --precision amp --image 32 --iters 1
+		[[ "$stderr" == "bench: --precision amp: this CPU has neither AVX512_BF16 nor AMX"* ]]
+	fi
+}
