@@ -186,12 +186,7 @@ k_from_nchw(const float *src, T *dst, int n, int c, int h, int w, int nhwc)
 	size_t total = (size_t)n * c * h * w;
 
 	GRID_STRIDE(i, total) {
-		size_t s = i;
-		if (nhwc) {
-			size_t ci = i % c, p = i / c, wi = p % w, hi = (p / w) % h, ni = p / ((size_t)w * h);
-			s = ((ni * c + ci) * h + hi) * w + wi;
-		}
-		dst[i] = from_f<T>(src[s]);
+		dst[i] = from_f<T>(src[nhwc ? gpu_nhwc_to_nchw(i, c, h, w) : i]);
 	}
 }
 
@@ -203,13 +198,7 @@ k_to_nchw(const T *src, float *dst, int n, int c, int h, int w, int nhwc)
 	size_t total = (size_t)n * c * h * w;
 
 	GRID_STRIDE(i, total) {
-		size_t s = i;
-		if (nhwc) {
-			size_t wi = i % w, hi = (i / w) % h, ci = (i / ((size_t)w * h)) % c;
-			size_t ni = i / ((size_t)w * h * c);
-			s = ((ni * h + hi) * w + wi) * c + ci;
-		}
-		dst[i] = to_f<T>(src[s]);
+		dst[i] = to_f<T>(src[nhwc ? gpu_nchw_to_nhwc(i, c, h, w) : i]);
 	}
 }
 
@@ -221,9 +210,7 @@ k_weight_cast(const float *w, T *w16, int k, int c, int r, int s)
 	size_t total = (size_t)k * c * r * s;
 
 	GRID_STRIDE(i, total) {
-		size_t ci = i % c, si = (i / c) % s, ri = (i / ((size_t)c * s)) % r;
-		size_t ki = i / ((size_t)c * s * r);
-		w16[i] = from_f<T>(w[((ki * c + ci) * r + ri) * s + si]);
+		w16[i] = from_f<T>(w[gpu_krsc_to_oihw(i, c, r, s)]);
 	}
 }
 
@@ -236,9 +223,7 @@ k_wgrad_cast(const T *dw16, float *dw, int k, int c, int r, int s, int *flag)
 	size_t total = (size_t)k * c * r * s;
 
 	GRID_STRIDE(i, total) {
-		size_t si = i % s, ri = (i / s) % r, ci = (i / ((size_t)s * r)) % c;
-		size_t ki = i / ((size_t)s * r * c);
-		float v = to_f<T>(dw16[((ki * r + ri) * s + si) * c + ci]);
+		float v = to_f<T>(dw16[gpu_oihw_to_krsc(i, c, r, s)]);
 		dw[i] = v;
 		if (flag && !isfinite(v))
 			*flag = 1;

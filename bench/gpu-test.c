@@ -10,6 +10,9 @@
  *   dedup                  lines "n c h w k r s stride pad dtype";
  *                          prints each shape's first equal index, then distinct=D
  *   tol precision          prints the check-gpu tolerances
+ *   layout n c h w         NCHW -> NHWC index of each element, in NCHW order,
+ *                          and whether both maps are inverse bijections
+ *   weights k c r s        OIHW -> KRSC likewise
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,7 +24,7 @@
 
 static const char *usage_text =
     "usage: bench-gpu-test lossscale [-s scale] | buckets cap first_cap | dedup | "
-    "tol precision";
+    "tol precision | layout n c h w | weights k c r s";
 
 static void
 usage(void)
@@ -149,6 +152,38 @@ run_dedup(void)
 	return 0;
 }
 
+/* to(i) for every i, printed if few; then to/back checked as inverse
+ * bijections of [0, total). */
+static int
+run_layout(const char *name, size_t total, size_t a, size_t b, size_t c,
+    size_t (*to)(size_t, size_t, size_t, size_t), size_t (*back)(size_t, size_t, size_t, size_t))
+{
+	unsigned char *seen = calloc(total ? total : 1, 1);
+	size_t bad = 0;
+
+	if (!seen)
+		die(0, "out of memory");
+	if (total <= 64) {
+		printf("%s", name);
+		for (size_t i = 0; i < total; i++)
+			printf(" %zu", to(i, a, b, c));
+		printf("\n");
+	}
+	for (size_t i = 0; i < total; i++) {
+		size_t j = to(i, a, b, c);
+		if (j >= total || seen[j]++ || back(j, a, b, c) != i)
+			bad++;
+	}
+	printf("%s: %zu elements, %s\n", name, total, bad ? "NOT a bijection" : "bijection, inverse ok");
+	free(seen);
+	return bad != 0;
+}
+
+static size_t nchw_nhwc(size_t i, size_t c, size_t h, size_t w) { return gpu_nchw_to_nhwc(i, c, h, w); }
+static size_t nhwc_nchw(size_t i, size_t c, size_t h, size_t w) { return gpu_nhwc_to_nchw(i, c, h, w); }
+static size_t oihw_krsc(size_t i, size_t c, size_t r, size_t s) { return gpu_oihw_to_krsc(i, c, r, s); }
+static size_t krsc_oihw(size_t i, size_t c, size_t r, size_t s) { return gpu_krsc_to_oihw(i, c, r, s); }
+
 int
 main(int argc, char **argv)
 {
@@ -179,6 +214,18 @@ main(int argc, char **argv)
 		printf("logits=%g loss=%g grads=%g params=%g\n", t.logits, t.loss, t.grads,
 		    t.params);
 		rc = 0;
+	} else if ((strcmp(argv[1], "layout") == 0 || strcmp(argv[1], "weights") == 0) &&
+	    argc == 6) {
+		size_t d[4];
+
+		for (int i = 0; i < 4; i++)
+			d[i] = (size_t)num("dimension", argv[2 + i], 1, 1 << 16);
+		if (argv[1][0] == 'l')
+			rc = run_layout("nchw->nhwc", d[0] * d[1] * d[2] * d[3], d[1], d[2], d[3],
+			    nchw_nhwc, nhwc_nchw);
+		else
+			rc = run_layout("oihw->krsc", d[0] * d[1] * d[2] * d[3], d[1], d[2], d[3],
+			    oihw_krsc, krsc_oihw);
 	} else {
 		usage();
 	}

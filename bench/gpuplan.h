@@ -10,9 +10,58 @@
 
 #include <stddef.h>
 
+#ifdef __CUDACC__
+#define GPUPLAN_HD __host__ __device__
+#else
+#define GPUPLAN_HD
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---- layouts --------------------------------------------------------- */
+/*
+ * Index maps of the layout kernels, written once for the kernels and the
+ * CPU tests. Activations: NCHW (fp32) and NHWC (fp16, bf16); weights: OIHW
+ * (the flat parameter buffer, PyTorch's) and KRSC (cuDNN's NHWC filters).
+ */
+
+/* NCHW index of the element at NHWC index i. */
+static inline GPUPLAN_HD size_t
+gpu_nhwc_to_nchw(size_t i, size_t c, size_t h, size_t w)
+{
+	size_t ci = i % c, p = i / c, wi = p % w, hi = (p / w) % h, ni = p / (w * h);
+
+	return ((ni * c + ci) * h + hi) * w + wi;
+}
+
+/* NHWC index of the element at NCHW index i. */
+static inline GPUPLAN_HD size_t
+gpu_nchw_to_nhwc(size_t i, size_t c, size_t h, size_t w)
+{
+	size_t wi = i % w, hi = (i / w) % h, ci = (i / (w * h)) % c, ni = i / (w * h * c);
+
+	return ((ni * h + hi) * w + wi) * c + ci;
+}
+
+/* OIHW index of the weight at KRSC index i (k outputs, c inputs, r x s). */
+static inline GPUPLAN_HD size_t
+gpu_krsc_to_oihw(size_t i, size_t c, size_t r, size_t s)
+{
+	size_t ci = i % c, si = (i / c) % s, ri = (i / (c * s)) % r, ki = i / (c * s * r);
+
+	return ((ki * c + ci) * r + ri) * s + si;
+}
+
+/* KRSC index of the weight at OIHW index i. */
+static inline GPUPLAN_HD size_t
+gpu_oihw_to_krsc(size_t i, size_t c, size_t r, size_t s)
+{
+	size_t si = i % s, ri = (i / s) % r, ci = (i / (s * r)) % c, ki = i / (s * r * c);
+
+	return ((ki * r + ri) * s + si) * c + ci;
+}
 
 /* ---- convolution shapes ---------------------------------------------- */
 

@@ -214,6 +214,22 @@ steps=5003 applied=1 skipped=2 scale=128 clean=0" ]
 distinct=6" ]
 }
 
+@test "the layout kernels' index maps: NCHW to NHWC and OIHW to KRSC" {
+	run -0 bench-gpu-test layout 1 2 2 3
+	[ "$output" = "nchw->nhwc 0 2 4 6 8 10 1 3 5 7 9 11
+nchw->nhwc: 12 elements, bijection, inverse ok" ]
+	run -0 bench-gpu-test weights 2 3 1 2
+	[ "$output" = "oihw->krsc 0 3 1 4 2 5 6 9 7 10 8 11
+oihw->krsc: 12 elements, bijection, inverse ok" ]
+	# ResNet50's shapes: the stem and a bottleneck's 1x1
+	run -0 bench-gpu-test layout 2 64 7 7
+	[ "$output" = "nchw->nhwc: 6272 elements, bijection, inverse ok" ]
+	run -0 bench-gpu-test weights 64 3 7 7
+	[ "$output" = "oihw->krsc: 9408 elements, bijection, inverse ok" ]
+	run -0 bench-gpu-test weights 256 64 1 1
+	[ "$output" = "oihw->krsc: 16384 elements, bijection, inverse ok" ]
+}
+
 # ---- check-gpu's comparison ---------------------------------------------------------------
 
 # mkexport DIR GRADSCALE PERTURB: a tiny export directory (2 tensors)
