@@ -247,7 +247,7 @@ k_relu(const T *x, T *y, size_t n)
 {
 	GRID_STRIDE(i, n) {
 		float v = to_f<T>(x[i]);
-		y[i] = from_f<T>(v > 0.0f ? v : 0.0f);
+		y[i] = from_f<T>(v < 0.0f ? 0.0f : v); /* a NaN stays NaN, as in torch */
 	}
 }
 
@@ -267,7 +267,7 @@ k_add_relu(const T *a, const T *b, T *y, size_t n)
 {
 	GRID_STRIDE(i, n) {
 		float v = to_f<T>(a[i]) + to_f<T>(b[i]);
-		y[i] = from_f<T>(v > 0.0f ? v : 0.0f);
+		y[i] = from_f<T>(v < 0.0f ? 0.0f : v);
 	}
 }
 
@@ -1132,7 +1132,7 @@ bk_bn_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int relu,
 	if (op->fused) {
 		CUDNN_CHECK(cudnnCreateActivationDescriptor(&op->act));
 		CUDNN_CHECK(cudnnSetActivationDescriptor(op->act, CUDNN_ACTIVATION_RELU,
-							 CUDNN_NOT_PROPAGATE_NAN, 0.0));
+							 CUDNN_PROPAGATE_NAN, 0.0));
 	}
 	op->save_mean = (float *)dev_alloc(c * sizeof(float));
 	op->save_inv = (float *)dev_alloc(c * sizeof(float));
@@ -1281,7 +1281,7 @@ bk_maxpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k,
 	op->dy = dy;
 	CUDNN_CHECK(cudnnCreatePoolingDescriptor(&op->pool));
 	CUDNN_CHECK(cudnnSetPooling2dDescriptor(op->pool, CUDNN_POOLING_MAX,
-						CUDNN_NOT_PROPAGATE_NAN, k, k, pad, pad, stride,
+						CUDNN_PROPAGATE_NAN, k, k, pad, pad, stride,
 						stride));
 	return op;
 }

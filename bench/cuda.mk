@@ -75,6 +75,7 @@ CUDA_LIBDIRS := $(sort $(patsubst %/,%,$(dir $(cudnn_lib) $(cublas_lib) $(nccl_l
 	$(call cuda_find_lib,cudart))))
 CUDA_LDLIBS := $(addprefix -L,$(CUDA_LIBDIRS)) $(addprefix -Wl$(,)-rpath$(,),$(CUDA_LIBDIRS)) \
 	-lcudnn -lcublas $(if $(NCCL_FOUND),-lnccl) -lcudart
+CUDART_LDLIBS := $(addprefix -L,$(CUDA_LIBDIRS)) $(addprefix -Wl$(,)-rpath$(,),$(CUDA_LIBDIRS)) -lcudart
 
 NVCCFLAGS := -std=c++17 -O3 -g -lineinfo $(CUDA_GENCODE) -Werror all-warnings \
 	-Xcompiler -Wall,-Wextra,-Werror $(addprefix -I,$(CUDA_INC)) \
@@ -150,7 +151,7 @@ $(OBJ)/bench/gpucheck.o: bench/gpucheck.c bench/gpuplan.h $(OBJ)/.cflags
 	$(CC) $(GPU_CFLAGS) $(addprefix -I,$(CUDA_INC)) -c -o $@ $<
 
 $(BIN)/gpucheck: $(OBJ)/bench/gpucheck.o $(GPU_HOST_OBJS) | $(BIN)
-	$(CC) $(GPU_CFLAGS) $(LDFLAGS) -o $@ $^ $(CUDA_LDLIBS) -lm
+	$(CC) $(GPU_CFLAGS) $(LDFLAGS) -o $@ $^ $(CUDART_LDLIBS) -lm
 
 gpu-objs: $(BENCH_CUDA_OBJS) $(BIN)/gpucheck
 
