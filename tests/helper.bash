@@ -10,7 +10,7 @@ common_setup() {
 	export LC_ALL=C TZ=UTC
 	export HOME="$BATS_TEST_TMPDIR/home"
 	mkdir -p "$HOME"
-	export PATH="$ROOT/bin:/usr/local/bin:/usr/bin:/bin"
+	export PATH="${BIN_UNDER_TEST:-$ROOT/bin}:/usr/local/bin:/usr/bin:/bin"
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 }
 
