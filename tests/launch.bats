@@ -102,7 +102,7 @@ all_gone() {
 
 @test "mpirun gets G ranks per host, no binding, and the environment to forward" {
 	fake mpirun
-	run --separate-stderr env -i PATH="$PATH" HOME="$HOME" NCCL_DEBUG=INFO NCCL_SOCKET_IFNAME=eth0 \
+	run --separate-stderr env -i PATH="$PATH" HOME="$HOME" ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} NCCL_DEBUG=INFO NCCL_SOCKET_IFNAME=eth0 \
 		OMP_NUM_THREADS=3 OMPI_MCA_btl=self,tcp launch 1n2g_b16_fp32 -- bench --batch {batch}
 	[ "$status" -eq 0 ]
 	[ "$stderr" = "" ]
