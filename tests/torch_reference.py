@@ -19,10 +19,17 @@ then one torch.optim.SGD step with bench's hyper-parameters (weight decay on
 convolution and fc weights only, none on BN parameters and biases; first step
 buf = grad). The hyper-parameter flags must be the ones bench was run with.
 
-Checks (fp32; amp = bench in bf16 with fp32 master weights):
-  logits   max|l_b - l_t| / max|l_t|                 <= 1e-4   (amp 5e-2)
-  loss     |L_b - L_t| / |L_t|                       <= 1e-4   (amp 5e-2)
-  grad     ||g_b - g_t|| / ||g_t||  per tensor       <= 1e-3   (amp 1e-1)
+Checks (fp32; amp = bench in bf16 with fp32 master weights). "Yardstick" is
+PyTorch itself at bench's precision (float32, or bf16 autocast) on the same
+step, measured against the same float64 reference:
+  logits   max|l_b - l_t| / max|l_t|    <= max(1e-4 (amp 5e-2), 3 x yardstick's)
+  loss     |L_b - L_t| / |L_t|          <= max(1e-4 (amp 5e-2), 3 x yardstick's)
+  grad     ||g_b - g_t|| / ||g_t||      <= max(1e-3 (amp 1e-1), 3 x the yardstick's
+           worst over the tensor and its 3 neighbours either side), per tensor.
+           Where that bound reaches 1 (bf16: the yardstick's gradients do not
+           agree with float64 in direction at all), the gradient norms are
+           compared instead: | ||g_b|| / ||g_t|| - 1 | per tensor <= 2 x the
+           yardstick's worst, and its median <= 3 x the yardstick's median.
   update   ||p1_b - p1_t|| <= tol_grad * ||p1_t - p0|| + 2 eps32 ||p1_t||
            per tensor: the step is linear in the gradient, so its error is
            the gradient's error carried by lr, plus the float32 rounding of
@@ -32,9 +39,15 @@ Checks (fp32; amp = bench in bf16 with fp32 master weights):
   sgd      bench's step with bench's own gradients, element by element:
            |p1_b - (p0 - lr (g_b + wd p0))| <= 4 eps32 (|p0| + lr |g_b| + lr wd |p0|)
            — the optimizer alone, to float32 rounding.
-In amp mode torch's own bf16 autocast is run on the same inputs and its
-errors against the float64 reference are printed beside bench's, which is
-what the bf16 tolerances are judged against.
+Why a yardstick and not the fixed 1e-3: a random-init ResNet50's gradient is
+a discontinuous function of its activations (ReLU and max-pool masks). A
+relative perturbation d of the forward flips ~d of the masks and moves the
+gradients by ~sqrt(d): PyTorch's own float32 gradients are 1e-2 .. 9e-2 from
+float64 (measured: 64 px batch 4, 32 px, 224 px; the same when float64 is
+perturbed by 1e-7 noise at every convolution output), bf16 autocast's ~1.
+--strict applies the fixed tolerances alone. A configuration where the
+yardstick misses float64 by more than 1e-2 in the logits or 1e-3 in the loss
+(amp: 1, 0.25) is refused (exit 1): there any answer would pass.
 
 Prints one line per mismatching tensor on stderr and a summary (worst errors)
 on stdout. Exit 0: all within tolerance; 1: a mismatch or a malformed export;
@@ -330,6 +343,22 @@ def main():
     slack = 0.0 if args.strict else 3.0
     yard = "PyTorch bf16 autocast" if amp else "PyTorch float32"
 
+    def max_rel(a, b):
+        if not np.all(np.isfinite(a)):
+            return math.inf
+        return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-30))
+
+    # Where torch's own float32 (or bf16) misses float64 by this much, any
+    # answer would pass: refuse rather than pass (e.g. batch 2 at 32 px, whose
+    # last batch norms see 2 values per channel).
+    guard_logits, guard_loss = (1e-2, 1e-3) if not amp else (1.0, 0.25)
+    if not (max_rel(logits_y, logits_t) <= guard_logits and
+            abs(loss_y - loss_t) <= guard_loss * abs(loss_t)):
+        die(f"{yard} itself misses float64 by {max_rel(logits_y, logits_t):.2e} in the logits "
+            f"and {abs(loss_y - loss_t) / abs(loss_t):.2e} in the loss (limits "
+            f"{guard_logits:.0e}, {guard_loss:.0e}): too ill-conditioned to compare; "
+            "use a larger batch or image")
+
     fails = 0
     skipped = []
 
@@ -337,11 +366,6 @@ def main():
         nonlocal fails
         fails += 1
         print(f"{PROG}: {what}: error {err:.3e} > {tol:.3e}", file=sys.stderr)
-
-    def max_rel(a, b):
-        if not np.all(np.isfinite(a)):
-            return math.inf
-        return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-30))
 
     # Logits: relative to the largest logit, a per-element relative error is
     # meaningless for logits near zero.
@@ -362,15 +386,19 @@ def main():
         if not err <= worst[kind][0]:
             worst[kind] = (err, yardstick, name)
 
-    # The yardstick's error of one tensor is one draw of that noise (whether
-    # a mask flip happened to land in it): its median over all tensors is the
-    # noise floor, so a tensor is held to 3 x max(its own, the median).
+    # The yardstick's error of one tensor is one draw of that noise.
     ey_of, ry_of = {}, {}
     for n in names:
         gt_norm = float(np.linalg.norm(g_t[n]))
         ey_of[n] = norm_rel(np, g_y[n], g_t[n])
         ry_of[n] = abs(float(np.linalg.norm(g_y[n])) / gt_norm - 1) if gt_norm > 0 else 0.0
     floor_e = float(np.median(list(ey_of.values())))
+    # The noise grows from the output back to the input and comes in lumps
+    # (one flipped mask moves a tensor, or not): a tensor's floor is the
+    # yardstick's worst over its neighbours, 3 tensors either side in
+    # manifest order.
+    ey_list = [ey_of[n] for n in names]
+    local_e = {n: max(ey_list[max(0, i - 3):i + 4]) for i, n in enumerate(names)}
     floor_r = float(np.median(list(ry_of.values())))
     max_r = max(ry_of.values())
     norm_errs = []
@@ -383,11 +411,11 @@ def main():
         gt_norm = float(np.linalg.norm(g_t[name]))
 
         e, ey = norm_rel(np, g_b, g_t[name]), ey_of[name]
-        tol = max(tol_grad, slack * max(ey, floor_e))
+        tol = max(tol_grad, slack * local_e[name])
         if tol < 1:
             note("grad", e, ey, name)
             if not e <= tol:
-                fail(f"grad {name} (norm-relative; {yard} {ey:.2e}, median {floor_e:.2e})",
+                fail(f"grad {name} (norm-relative; {yard} {ey:.2e}, neighbours {local_e[name]:.2e})",
                      e, tol)
         else:
             # Even the yardstick does not agree with float64 in direction (bf16):

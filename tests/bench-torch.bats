@@ -1,0 +1,124 @@
+#!/usr/bin/env bats
+# bench against PyTorch: `bench --export DIR` writes one training step,
+# tests/torch_reference.py recomputes it with torchvision's resnet50 in float64
+# and compares (logits, loss, every gradient, the SGD step). Without Debian's
+# python3-torch and python3-torchvision these tests are skipped, never passed.
+
+bats_require_minimum_version 1.5.0
+load helper
+
+PY=/usr/bin/python3
+REF="$ROOT/tests/torch_reference.py"
+HYPER=(--lr 0.1 --momentum 0.9 --weight-decay 1e-4)
+
+need_torch() {
+	"$PY" -c 'import torch, torchvision, numpy' 2>/dev/null ||
+		skip "python3-torch not installed"
+}
+
+need_bf16() {
+	grep -qw avx512_bf16 /proc/cpuinfo || grep -qw amx_bf16 /proc/cpuinfo ||
+		skip "this CPU has neither avx512_bf16 nor amx_bf16"
+}
+
+# export DIR FLAGS...: one training step of bench into DIR
+export_step() {
+	local dir=$1
+	shift
+	mkdir -p "$dir"
+	run -0 --separate-stderr bench --export "$dir" --seed 1 "${HYPER[@]}" "$@"
+	[ -s "$dir/grads.f32" ] && [ -s "$dir/params_after.f32" ] && [ -s "$dir/loss.txt" ]
+}
+
+@test "the reference exits 77, a skip, when torch cannot be imported" {
+	mkdir -p "$BATS_TEST_TMPDIR/py/torch"
+	echo 'raise ImportError("no torch here")' >"$BATS_TEST_TMPDIR/py/torch/__init__.py"
+	PYTHONPATH="$BATS_TEST_TMPDIR/py" run -77 --separate-stderr "$PY" "$REF" "$BATS_TEST_TMPDIR"
+	[ "$output" = "" ]
+	[ "$stderr" = "torch_reference: cannot import torch/torchvision/numpy (no torch here): skipped" ]
+}
+
+@test "the reference rejects a wrong gradient and a step without weight decay" {
+	need_torch
+	d="$BATS_TEST_TMPDIR/fix"
+	run -0 "$PY" "$REF" --make-export "$d" --batch 4 --image 64 --classes 10 "${HYPER[@]}"
+	run -0 "$PY" "$REF" "${HYPER[@]}" "$d"
+	[ "${lines[0]##*, }" = "0 mismatches" ]
+	# fc.bias's gradient 1 % too large; layer1.0.conv1 stepped without decay.
+	"$PY" - "$d" <<-'EOF'
+		import sys, numpy as np
+		d = sys.argv[1] + "/"
+		m = [l.split("\t") for l in open(d + "manifest.tsv")]
+		g = np.fromfile(d + "grads.f32", "<f4"); p = np.fromfile(d + "params.f32", "<f4")
+		a = np.fromfile(d + "params_after.f32", "<f4")
+		for n, s, o, c in m:
+		    o, c = int(o), int(c)
+		    if n == "fc.bias": g[o:o + c] *= 1.01
+		    if n == "layer1.0.conv1.weight": a[o:o + c] = p[o:o + c] - 0.1 * g[o:o + c]
+		g.tofile(d + "grads.f32"); a.tofile(d + "params_after.f32")
+	EOF
+	run -1 --separate-stderr "$PY" "$REF" "${HYPER[@]}" "$d"
+	[ "${lines[0]##*, }" = "3 mismatches" ]
+	[ "${#stderr_lines[@]}" -eq 3 ]
+	[[ "${stderr_lines[0]}" == "torch_reference: sgd layer1.0.conv1.weight: element "* ]]
+	[[ "${stderr_lines[1]}" == "torch_reference: grad fc.bias (norm-relative; "* ]]
+	[[ "${stderr_lines[2]}" == "torch_reference: sgd fc.bias: element "* ]]
+}
+
+@test "the reference rejects an export whose files disagree in size" {
+	need_torch
+	d="$BATS_TEST_TMPDIR/fix"
+	run -0 "$PY" "$REF" --make-export "$d" --batch 2 --image 32 --classes 10
+	head -c 400 "$d/grads.f32" >"$d/g" && mv "$d/g" "$d/grads.f32"
+	run -1 --separate-stderr "$PY" "$REF" "$d"
+	[ "$stderr" = "torch_reference: $d: grads.f32 has 100 values, params.f32 23528522" ]
+}
+
+@test "the reference refuses a configuration where torch's own float32 cannot tell" {
+	need_torch
+	d="$BATS_TEST_TMPDIR/fix"
+	# Batch 2 at 32 px: the last batch norms normalise 2 values per channel.
+	run -0 "$PY" "$REF" --make-export "$d" --batch 2 --image 32 --classes 10
+	run -1 --separate-stderr "$PY" "$REF" "$d"
+	[ "$output" = "" ]
+	[[ "$stderr" == "torch_reference: PyTorch float32 itself misses float64 by "*"too ill-conditioned to compare; use a larger batch or image" ]]
+}
+
+@test "bench's fp32 step matches torchvision resnet50 at 64 px, batch 4, 10 classes" {
+	need_torch
+	export_step "$BATS_TEST_TMPDIR/e" --image 64 --batch 4 --classes 10
+	run -0 --separate-stderr "$PY" "$REF" "${HYPER[@]}" "$BATS_TEST_TMPDIR/e"
+	echo "$output"
+	[ "${lines[0]##*, }" = "0 mismatches" ]
+	[ "$stderr" = "" ]
+}
+
+@test "bench's fp32 step matches torchvision resnet50 at 32 px with 1000 classes" {
+	need_torch
+	export_step "$BATS_TEST_TMPDIR/e" --image 32 --batch 4 --classes 1000
+	run -0 --separate-stderr "$PY" "$REF" "${HYPER[@]}" "$BATS_TEST_TMPDIR/e"
+	echo "$output"
+	[ "${lines[0]##*, }" = "0 mismatches" ]
+	[ "$stderr" = "" ]
+}
+
+@test "bench's fp32 step with label smoothing 0.1 matches torch's cross_entropy" {
+	need_torch
+	export_step "$BATS_TEST_TMPDIR/e" --image 64 --batch 4 --classes 10 --label-smoothing 0.1
+	run -0 --separate-stderr "$PY" "$REF" "${HYPER[@]}" --label-smoothing 0.1 \
+		"$BATS_TEST_TMPDIR/e"
+	echo "$output"
+	[ "${lines[0]##*, }" = "0 mismatches" ]
+	# Without the flag the same export must fail: the check sees the smoothing.
+	run -1 --separate-stderr "$PY" "$REF" "${HYPER[@]}" "$BATS_TEST_TMPDIR/e"
+}
+
+@test "bench's bf16 (amp) step matches torchvision resnet50 within bf16 tolerances" {
+	need_torch
+	need_bf16
+	export_step "$BATS_TEST_TMPDIR/e" --image 64 --batch 4 --classes 10 --precision amp
+	run -0 --separate-stderr "$PY" "$REF" "${HYPER[@]}" --precision amp "$BATS_TEST_TMPDIR/e"
+	echo "$output"
+	[ "${lines[0]##*, }" = "0 mismatches" ]
+	[ "$stderr" = "" ]
+}
