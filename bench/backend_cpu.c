@@ -38,6 +38,20 @@ static void *scratch;      /* shared scratchpad, grown before first use */
 static size_t scratch_size;
 static void *acc_tmp;      /* data gradient to be added (accumulating convolutions) */
 static size_t acc_tmp_size;
+static void *wtmp, *dwtmp; /* a convolution's weights / weight gradient in its layout */
+static size_t wtmp_size, dwtmp_size;
+
+/* Grow a shared temporary at plan time; memories over it get their handle
+ * set at run time, so earlier plans see the final buffer. */
+static void *xmalloc(size_t n);
+static void grow(void **p, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return;
+	free(*p);
+	*p = xmalloc(need);
+	*cap = need;
+}
 
 static void *xmalloc(size_t n)
 {
@@ -110,7 +124,9 @@ void bk_finalize(void)
 {
 	free(scratch);
 	free(acc_tmp);
-	scratch = acc_tmp = NULL;
+	free(wtmp);
+	free(dwtmp);
+	scratch = acc_tmp = wtmp = dwtmp = NULL;
 	DNNL_CHECK(dnnl_stream_destroy(strm));
 	DNNL_CHECK(dnnl_engine_destroy(eng));
 }
@@ -339,11 +355,12 @@ struct bk_op {
 	int kind;
 	bk_tensor *x, *y, *dx, *dy, *x2, *dx2;
 	prim fwd, bwd, bwdw;
-	/* conv: weights in the forward / backward-data layouts, weight
-	 * gradient in the backward-weights layout, the image as bf16 */
-	buf wf, wb, dwb, img;
+	/* conv: weights in the forward / backward-data layouts and the weight
+	 * gradient in the backward-weights layout (over the shared wtmp and
+	 * dwtmp, converted right before use), the image as bf16 */
+	buf img;
 	prim r_wf, r_wb, r_dw, r_img, add;
-	dnnl_memory_t m_w, m_dw, m_tmp;
+	dnnl_memory_t m_w, m_dw, m_tmp, m_wf, m_wb, m_dwb;
 	int accumulate;
 	/* bn: batch mean, variance, relu workspace */
 	buf mean, var, ws;
@@ -382,11 +399,12 @@ void bk_op_destroy(bk_op *op)
 		      &op->r_img, &op->add, &op->r_out, &op->r_in};
 	for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
 		prim_free(ps[i]);
-	buf *bs[] = {&op->wf, &op->wb, &op->dwb, &op->img, &op->mean, &op->var, &op->ws,
+	buf *bs[] = {&op->img, &op->mean, &op->var, &op->ws,
 		     &op->pooled, &op->dpooled};
 	for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++)
 		buf_free(bs[i]);
-	dnnl_memory_t *ms[] = {&op->m_w, &op->m_dw, &op->m_tmp, &op->m_gamma, &op->m_beta,
+	dnnl_memory_t *ms[] = {&op->m_w, &op->m_dw, &op->m_tmp, &op->m_wf, &op->m_wb, &op->m_dwb,
+			       &op->m_gamma, &op->m_beta,
 			       &op->m_dgamma, &op->m_dbeta};
 	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
 		mem_free(ms[i]);
@@ -425,11 +443,13 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 						      dnnl_convolution_direct, &xmd, &wany, NULL,
 						      &y->md, s, p, p));
 	dnnl_primitive_desc_t fpd = pd_create(&cd, NULL, NULL, "conv fwd");
-	buf_make(&op->wf, query_md(fpd, dnnl_query_weights_md));
-	reorder_make(&op->r_wf, op->m_w, &wplain, op->wf.m, &op->wf.md);
+	const dnnl_memory_desc_t *fw = query_md(fpd, dnnl_query_weights_md);
+	grow(&wtmp, &wtmp_size, dnnl_memory_desc_get_size(fw));
+	op->m_wf = mem_over(fw, wtmp);
+	reorder_make(&op->r_wf, op->m_w, &wplain, op->m_wf, fw);
 	prim_make(&op->fwd, fpd);
 	prim_arg(&op->fwd, DNNL_ARG_SRC, xmem);
-	prim_arg(&op->fwd, DNNL_ARG_WEIGHTS, op->wf.m);
+	prim_arg(&op->fwd, DNNL_ARG_WEIGHTS, op->m_wf);
 	prim_arg(&op->fwd, DNNL_ARG_DST, y->mem);
 
 	if (dx) {
@@ -437,22 +457,15 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 			&cd, dnnl_convolution_direct, &dx->md, &wany, &dy->md, s, p, p));
 		dnnl_primitive_desc_t bpd = pd_create(&cd, NULL, fpd, "conv bwd data");
 		const dnnl_memory_desc_t *bw = query_md(bpd, dnnl_query_weights_md);
-		dnnl_memory_t wm = op->wf.m;
-		if (!dnnl_memory_desc_equal(bw, &op->wf.md)) {
-			buf_make(&op->wb, bw);
-			reorder_make(&op->r_wb, op->m_w, &wplain, op->wb.m, &op->wb.md);
-			wm = op->wb.m;
-		}
+		grow(&wtmp, &wtmp_size, dnnl_memory_desc_get_size(bw));
+		op->m_wb = mem_over(bw, wtmp);
+		reorder_make(&op->r_wb, op->m_w, &wplain, op->m_wb, bw);
+		dnnl_memory_t wm = op->m_wb;
 		dnnl_memory_t dxm = dx->mem;
 		if (op->accumulate) {
 			/* no sum post-op on backward data: compute into a
 			 * shared temporary, then dx += it */
-			size_t sz = dnnl_memory_desc_get_size(&dx->md);
-			if (sz > acc_tmp_size) {
-				free(acc_tmp);
-				acc_tmp = xmalloc(sz);
-				acc_tmp_size = sz;
-			}
+			grow(&acc_tmp, &acc_tmp_size, dnnl_memory_desc_get_size(&dx->md));
 			op->m_tmp = mem_over(&dx->md, acc_tmp);
 			dxm = op->m_tmp;
 			dnnl_binary_desc_t ad;
@@ -479,9 +492,10 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 	const dnnl_memory_desc_t *dwmd = query_md(wpd, dnnl_query_diff_weights_md);
 	dnnl_memory_t dwm = op->m_dw;
 	if (!dnnl_memory_desc_equal(dwmd, &wplain)) {
-		buf_make(&op->dwb, dwmd);
-		dwm = op->dwb.m;
-		reorder_make(&op->r_dw, op->dwb.m, &op->dwb.md, op->m_dw, &wplain);
+		grow(&dwtmp, &dwtmp_size, dnnl_memory_desc_get_size(dwmd));
+		op->m_dwb = mem_over(dwmd, dwtmp);
+		dwm = op->m_dwb;
+		reorder_make(&op->r_dw, op->m_dwb, dwmd, op->m_dw, &wplain);
 	}
 	prim_make(&op->bwdw, wpd);
 	prim_arg(&op->bwdw, DNNL_ARG_SRC, xmem);
@@ -496,6 +510,7 @@ void bk_conv_forward(bk_op *op)
 {
 	if (op->r_img.p)
 		prim_run(&op->r_img);
+	DNNL_CHECK(dnnl_memory_set_data_handle(op->m_wf, wtmp));
 	prim_run(&op->r_wf);
 	prim_run(&op->fwd);
 }
@@ -504,8 +519,8 @@ void bk_conv_backward_data(bk_op *op)
 {
 	if (!op->bwd.p)
 		return;
-	if (op->r_wb.p)
-		prim_run(&op->r_wb);
+	DNNL_CHECK(dnnl_memory_set_data_handle(op->m_wb, wtmp));
+	prim_run(&op->r_wb);
 	if (op->m_tmp)
 		DNNL_CHECK(dnnl_memory_set_data_handle(op->m_tmp, acc_tmp));
 	prim_run(&op->bwd);
@@ -515,6 +530,8 @@ void bk_conv_backward_data(bk_op *op)
 
 void bk_conv_backward_weights(bk_op *op)
 {
+	if (op->m_dwb)
+		DNNL_CHECK(dnnl_memory_set_data_handle(op->m_dwb, dwtmp));
 	prim_run(&op->bwdw);
 	if (op->r_dw.p)
 		prim_run(&op->r_dw);
