@@ -87,6 +87,32 @@ setup() {
 	grep -q cublasSgemm <<<"$output"
 	grep -q ncclAllReduce <<<"$output"
 	grep -q cudnnBatchNormalizationForwardTrainingEx <<<"$output"
+	# the fat binary holds SASS and PTX of exactly the architecture asked for
+	objcopy -O binary --only-section=.nv_fatbin "$o/obj/bench/backend_cuda.o" "$o/fatbin"
+	[ "$(fatbin_entries "$o/fatbin" | sort)" = "ELF sm_80
+PTX sm_80" ]
+}
+
+# fatbin_entries FILE: one line per entry of a CUDA fat binary, "ELF sm_XY" or
+# "PTX sm_XY" (fatbinary's layout: 16-byte headers, then entries whose kind is
+# 1 for PTX, 2 for ELF, with the architecture at byte 28)
+fatbin_entries() {
+	/usr/bin/python3 - "$1" <<'EOF'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+off = 0
+while off + 16 <= len(d):
+    magic, _, hsize, fsize = struct.unpack_from("<IHHQ", d, off)
+    if magic != 0xBA55ED50:
+        break
+    p, end = off + hsize, off + hsize + fsize
+    while p < end:
+        kind, _, ehs, psize = struct.unpack_from("<HHIQ", d, p)
+        arch = struct.unpack_from("<I", d, p + 28)[0]
+        print("PTX" if kind == 1 else "ELF", "sm_%d" % arch)
+        p += ehs + psize
+    off = end
+EOF
 }
 
 @test "nvcc with the project's flags turns a warning into an error" {
