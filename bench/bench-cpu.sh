@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# bench/bench-cpu.sh — bench against PyTorch on this CPU (`make bench-cpu`).
+#
+# Runs, for batch 16 at 224 and 112 px, fp32 and amp (bf16): bin/bench and
+# pipelines/pytorch_synthetic.py (NCHW and channels_last, jemalloc preloaded,
+# the same threads), each REPEAT times, interleaved; bin/peak measures the
+# oneDNN convolution roof first. Prints a table on stdout: images/s (median
+# of the repeats, each the mean rate of the iterations after the warm-up),
+# bench's achieved GFLOP/s and its fraction of the roof, peak resident memory,
+# PyTorch's best layout; then the targets of issue 3, each PASS or MISS.
+# Logs are kept in LOGS. Progress goes to stderr.
+#
+# Knobs (environment): REPEAT (1), ITERS (30), WARMUP (10), BATCH (16),
+# SIZES ("224 112"), PRECISIONS ("fp32 amp"), THREADS (all cores), BENCH
+# (bin/bench), PEAK (bin/peak), PYTHON (/usr/bin/python3), JEMALLOC, LOGS
+# (build/bench-cpu), LAYOUTS ("nchw cl": PyTorch memory formats tried).
+set -eu -o pipefail
+export LC_ALL=C
+
+prog=bench-cpu
+root=$(cd "$(dirname "$0")/.." && pwd)
+REPEAT=${REPEAT:-1} ITERS=${ITERS:-30} WARMUP=${WARMUP:-10} BATCH=${BATCH:-16}
+SIZES=${SIZES:-224 112} PRECISIONS=${PRECISIONS:-fp32 amp} LAYOUTS=${LAYOUTS:-nchw cl}
+THREADS=${THREADS:-$(nproc)}
+BENCH=${BENCH:-$root/bin/bench} PEAK=${PEAK:-$root/bin/peak} PYTHON=${PYTHON:-/usr/bin/python3}
+JEMALLOC=${JEMALLOC:-/usr/lib/x86_64-linux-gnu/libjemalloc.so.2}
+LOGS=${LOGS:-$root/build/bench-cpu}
+TORCH_SCRIPT=$root/pipelines/pytorch_synthetic.py
+
+die() { echo "$prog: $*" >&2; exit 1; }
+for v in REPEAT ITERS WARMUP BATCH THREADS; do
+	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "$prog: $v=${!v}: not a positive integer" >&2; exit 2; }
+done
+((WARMUP < ITERS)) || { echo "$prog: WARMUP=$WARMUP must be below ITERS=$ITERS" >&2; exit 2; }
+[ -x "$BENCH" ] || die "$BENCH: not built (make bin/bench)"
+[ -x "$PEAK" ] || die "$PEAK: not built (make bin/peak)"
+have_torch=1
+"$PYTHON" -c 'import torch, torchvision' 2>/dev/null || {
+	have_torch=0
+	echo "$prog: $PYTHON cannot import torch/torchvision: PyTorch columns left empty" >&2
+}
+preload=
+if [ -r "$JEMALLOC" ]; then preload=$JEMALLOC; else
+	echo "$prog: $JEMALLOC not found: PyTorch runs with glibc malloc (~40 % slower)" >&2
+fi
+mkdir -p "$LOGS"
+export OMP_NUM_THREADS=$THREADS
+
+# rate LOG: mean images/s over the iterations after WARMUP (samples / time).
+rate() {
+	# samples of a step = samples_per_s x step_s (all ranks).
+	awk -v w="$WARMUP" -v f="$1" '
+		/^iter=/ {
+			it = 0; st = 0; sp = 0
+			for (i = 1; i <= NF; i++) { split($i, kv, "=")
+				if (kv[1] == "iter") it = kv[2] + 0
+				else if (kv[1] == "step_s") st = kv[2] + 0
+				else if (kv[1] == "samples_per_s") sp = kv[2] + 0 }
+			if (it <= w) next
+			t += st; s += sp * st; n++
+		}
+		END {
+			if (n == 0 || t <= 0) { printf "%s: %s: no iterations after the warm-up\n", "bench-cpu", f > "/dev/stderr"; exit 1 }
+			printf "%.2f\n", s / t
+		}' "$1"
+}
+
+# peak_mb LOG: the peak_mem_mb of the closing line.
+peak_mb() {
+	sed -n 's/^# end .*peak_mem_mb=\([0-9][0-9]*\).*/\1/p' "$1" | tail -n 1 | grep . ||
+		die "$1: no '# end ... peak_mem_mb=' line"
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+run_bench() { # px prec rep -> log path
+	local log="$LOGS/bench_${1}_${2}_$3.log"
+	echo "$prog: bench $1 px $2 run $3" >&2
+	"$BENCH" --batch "$BATCH" --image "$1" --precision "$2" --iters "$ITERS" \
+		--warmup "$WARMUP" --threads "$THREADS" >"$log" 2>"$log.err" ||
+		die "bench failed ($log.err): $(tail -n 1 "$log.err")"
+	echo "$log"
+}
+
+run_torch() { # px prec layout rep -> log path
+	local log="$LOGS/pytorch_${1}_${2}_${3}_$4.log" cl=
+	[ "$3" = cl ] && cl=--channels-last
+	echo "$prog: pytorch $1 px $2 $3 run $4" >&2
+	env ${preload:+LD_PRELOAD=$preload} "$PYTHON" "$TORCH_SCRIPT" --batch "$BATCH" \
+		--image "$1" --precision "$2" --iters "$ITERS" --threads "$THREADS" $cl \
+		>"$log" 2>"$log.err" || die "pytorch_synthetic failed ($log.err): $(tail -n 1 "$log.err")"
+	echo "$log"
+}
+
+echo "$prog: roof: $PEAK (single oneDNN convolutions of ResNet50's shapes, batch 16)" >&2
+"$PEAK" -b 16 -n 5 >"$LOGS/peak.txt" 2>"$LOGS/peak.err" || die "peak failed: $(tail -n 1 "$LOGS/peak.err")"
+roof_fp32=$(awk '$1 == "roof" && $2 == "fp32" { print $3 }' "$LOGS/peak.txt")
+roof_bf16=$(awk '$1 == "roof" && $2 == "bf16" { print $3 }' "$LOGS/peak.txt")
+[ -n "$roof_fp32" ] && [ -n "$roof_bf16" ] || die "$LOGS/peak.txt: no roof lines"
+
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+declare -A R M # R[tool,px,prec] = rates (one per line), M[...] = peak MB
+for rep in $(seq 1 "$REPEAT"); do
+	for px in $SIZES; do
+		for prec in $PRECISIONS; do
+			log=$(run_bench "$px" "$prec" "$rep")
+			R[bench,$px,$prec]+="$(rate "$log")"$'\n'
+			M[bench,$px,$prec]+="$(peak_mb "$log")"$'\n'
+			((have_torch)) || continue
+			for lay in $LAYOUTS; do
+				log=$(run_torch "$px" "$prec" "$lay" "$rep")
+				R[$lay,$px,$prec]+="$(rate "$log")"$'\n'
+				M[$lay,$px,$prec]+="$(peak_mb "$log")"$'\n'
+			done
+		done
+	done
+done
+
+med() { printf '%s' "${R[$1]-}" | median; }
+medm() { printf '%s' "${M[$1]-}" | median; }
+# One ResNet50 v1.5 training image at 224 px: 3 x 8.2 GFLOP (forward,
+# backward-data, backward-weights; a multiply-add counts 2).
+gflop_per_image() { awk -v p="$1" 'BEGIN { printf "%.4f\n", 24.5 * (p / 224) ^ 2 }'; }
+
+echo "# bench-cpu $(date -u +%Y-%m-%dT%H:%MZ): $(nproc) cores, $THREADS threads, batch $BATCH," \
+	"$ITERS iterations ($WARMUP warm-up), median of $REPEAT run(s)"
+echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'); oneDNN roof (bin/peak):" \
+	"fp32 $roof_fp32 GFLOP/s, bf16 $roof_bf16 GFLOP/s"
+echo "# bench: $(git -C "$root" describe --always --dirty 2>/dev/null || echo '?') ($BENCH);" \
+	"load average before: $load0, after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# PyTorch: $("$PYTHON" -c 'import torch; print(torch.__version__)' 2>/dev/null || echo none)," \
+	"${preload:+jemalloc, }best of: $LAYOUTS; logs in $LOGS"
+echo
+printf '| %4s | %-4s | %8s | %7s | %6s | %8s | %10s | %9s | %-4s | %8s | %6s |\n' \
+	px prec "bench/s" GFLOP/s "% roof" "bench MB" "torch NCHW" "torch CL" best "torch MB" ratio
+printf '|-----:|------|---------:|--------:|-------:|---------:|-----------:|----------:|------|---------:|-------:|\n'
+declare -A BEST BESTM
+for px in $SIZES; do
+	gpi=$(gflop_per_image "$px")
+	for prec in $PRECISIONS; do
+		b=$(med "bench,$px,$prec") bm=$(medm "bench,$px,$prec")
+		roof=$roof_fp32
+		[ "$prec" = amp ] && roof=$roof_bf16
+		gf=$(awk -v r="$b" -v g="$gpi" 'BEGIN { printf "%.1f", r * g }')
+		pct=$(awk -v a="$gf" -v r="$roof" 'BEGIN { printf "%.1f", 100 * a / r }')
+		nchw=$(med "nchw,$px,$prec") cl=$(med "cl,$px,$prec")
+		best=- bt=- btm=-
+		for lay in $LAYOUTS; do
+			v=$(med "$lay,$px,$prec")
+			[ "$v" = - ] && continue
+			if [ "$bt" = - ] || awk -v a="$v" -v b="$bt" 'BEGIN { exit !(a > b) }'; then
+				best=$lay bt=$v btm=$(medm "$lay,$px,$prec")
+			fi
+		done
+		BEST[$px,$prec]=$bt BESTM[$px,$prec]=$btm
+		ratio=-
+		[ "$bt" != - ] && ratio=$(awk -v a="$b" -v t="$bt" 'BEGIN { printf "%.2f", a / t }')
+		printf '| %4s | %-4s | %8s | %7s | %6s | %8s | %10s | %9s | %-4s | %8s | %6s |\n' \
+			"$px" "$prec" "$b" "$gf" "$pct" "$bm" "$nchw" "$cl" "$best" "$btm" "$ratio"
+	done
+done
+echo
+
+# target NAME VALUE LIMIT: PASS when VALUE >= LIMIT
+target() {
+	if [ "$2" = - ] || [ "$3" = - ]; then
+		printf 'target %-44s %8s  (not measured)\n' "$1" -
+	elif awk -v v="$2" -v l="$3" 'BEGIN { exit !(v >= l) }'; then
+		printf 'target %-44s %8s >= %-6s PASS\n' "$1" "$2" "$3"
+	else
+		printf 'target %-44s %8s >= %-6s MISS\n' "$1" "$2" "$3"
+	fi
+}
+div() { if [ "$1" = - ] || [ "$2" = - ]; then echo -; else awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; fi; }
+has() { [[ " $1 " == *" $2 "* ]]; }
+if has "$PRECISIONS" fp32; then
+	has "$SIZES" 224 && target "fp32 224 px: bench / PyTorch images/s" \
+		"$(div "$(med bench,224,fp32)" "${BEST[224,fp32]}")" 1.2
+	has "$SIZES" 112 && target "fp32 112 px: bench / PyTorch images/s" \
+		"$(div "$(med bench,112,fp32)" "${BEST[112,fp32]}")" 1.5
+fi
+if has "$PRECISIONS" amp; then
+	for px in $SIZES; do
+		target "bf16 $px px: bench / PyTorch bf16 images/s" \
+			"$(div "$(med "bench,$px,amp")" "${BEST[$px,amp]}")" 1.2
+		has "$PRECISIONS" fp32 && target "bf16 $px px: bench bf16 / bench fp32 images/s" \
+			"$(div "$(med "bench,$px,amp")" "$(med "bench,$px,fp32")")" 1.6
+	done
+fi
+for px in $SIZES; do
+	for prec in $PRECISIONS; do
+		# PyTorch MB / bench MB >= 1 is "bench's peak memory <= PyTorch's".
+		target "memory $px px $prec: PyTorch MB / bench MB" \
+			"$(div "${BESTM[$px,$prec]}" "$(medm "bench,$px,$prec")")" 1.0
+	done
+done
