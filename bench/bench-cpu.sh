@@ -44,6 +44,10 @@ if [ -r "$JEMALLOC" ]; then preload=$JEMALLOC; else
 	echo "$prog: $JEMALLOC not found: PyTorch runs with glibc malloc (~40 % slower)" >&2
 fi
 mkdir -p "$LOGS"
+# A rebuild of bin/bench during the run must not mix two versions in one table.
+bench_id="$(git -C "$root" describe --always --dirty 2>/dev/null || echo '?') ($BENCH)"
+cp "$BENCH" "$LOGS/bench.bin"
+BENCH=$LOGS/bench.bin
 export OMP_NUM_THREADS=$THREADS
 
 # rate LOG: mean images/s over the iterations after WARMUP (samples / time).
@@ -126,7 +130,7 @@ echo "# bench-cpu $(date -u +%Y-%m-%dT%H:%MZ): $(nproc) cores, $THREADS threads,
 	"$ITERS iterations ($WARMUP warm-up), median of $REPEAT run(s)"
 echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'); oneDNN roof (bin/peak):" \
 	"fp32 $roof_fp32 GFLOP/s, bf16 $roof_bf16 GFLOP/s"
-echo "# bench: $(git -C "$root" describe --always --dirty 2>/dev/null || echo '?') ($BENCH);" \
+echo "# bench: $bench_id;" \
 	"load average before: $load0, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# PyTorch: $("$PYTHON" -c 'import torch; print(torch.__version__)' 2>/dev/null || echo none)," \
 	"${preload:+jemalloc, }best of: $LAYOUTS; logs in $LOGS"
