@@ -10,9 +10,11 @@ stdout, rank 0 only:
 
 One fixed random batch per rank and random labels, SGD with momentum and
 weight decay on convolution and fully-connected weights only (as bench does).
---precision amp is bf16 autocast on the CPU. More than one process (Open MPI's
-OMPI_COMM_WORLD_* or torchrun's RANK/WORLD_SIZE) trains data parallel with
-DistributedDataParallel over gloo. Diagnostics go to stderr.
+--precision amp (or bf16) is bf16 autocast on the CPU. More than one process
+(Open MPI's OMPI_COMM_WORLD_*, Slurm's SLURM_PROCID/NTASKS, or torchrun's
+RANK/WORLD_SIZE) trains data parallel with DistributedDataParallel over gloo;
+MASTER_ADDR defaults to the first of launch's DLBENCH_HOSTS, else 127.0.0.1 on
+one node. Diagnostics go to stderr.
 
 Run it with /usr/bin/python3 (Debian's torch) and jemalloc preloaded:
 LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 — glibc malloc costs
@@ -73,13 +75,17 @@ def parse_args():
 
 
 def dist_env():
-    """rank, world size, local rank, local size from torchrun or Open MPI."""
+    """rank, world size, local rank, local size from Open MPI, Slurm or torchrun."""
     e = os.environ
     if "OMPI_COMM_WORLD_SIZE" in e:
         rank = int(e["OMPI_COMM_WORLD_RANK"])
         world = int(e["OMPI_COMM_WORLD_SIZE"])
         lrank = int(e.get("OMPI_COMM_WORLD_LOCAL_RANK", "0"))
         lsize = int(e.get("OMPI_COMM_WORLD_LOCAL_SIZE", "1"))
+    elif "SLURM_NTASKS" in e and "SLURM_PROCID" in e:
+        rank, world = int(e["SLURM_PROCID"]), int(e["SLURM_NTASKS"])
+        lrank = int(e.get("SLURM_LOCALID", "0"))
+        lsize = int(e.get("DLBENCH_GPUS", "1"))
     elif "WORLD_SIZE" in e:
         rank = int(e.get("RANK", "0"))
         world = int(e["WORLD_SIZE"])
@@ -88,10 +94,16 @@ def dist_env():
     else:
         return 0, 1, 0, 1
     if world > 1 and "MASTER_ADDR" not in e:
-        if lsize != world:
+        # launch exports the job's hosts (host or host:slots, comma-separated);
+        # rank 0 runs on the first.
+        hosts = e.get("DLBENCH_HOSTS", "")
+        if hosts:
+            e["MASTER_ADDR"] = hosts.split(",")[0].split(":")[0]
+        elif lsize == world:
+            e["MASTER_ADDR"] = "127.0.0.1"
+        else:
             die("several nodes: set MASTER_ADDR to rank 0's address "
-                "(mpirun -x MASTER_ADDR=host)")
-        e["MASTER_ADDR"] = "127.0.0.1"
+                "(mpirun -x MASTER_ADDR=host) or run under launch")
     e.setdefault("MASTER_PORT", "29500")
     e["RANK"], e["WORLD_SIZE"] = str(rank), str(world)
     e["LOCAL_RANK"] = str(lrank)
