@@ -366,9 +366,8 @@ int main(int argc, char **argv)
 	long global_batch = (long)c.batch * size;
 	if (rank == 0) {
 		fprintf(stderr, "bench: %s, %d rank(s), %d thread(s) each, %zu parameters, "
-				"%d gradient bucket(s), %.0f MB activations + %.0f MB gradients\n",
-			bk_name(), size, c.threads, m.nparams, bu.n, m.acts_bytes / 1048576.0,
-			m.dacts_bytes / 1048576.0);
+				"%d gradient bucket(s), %.0f MB for activations and their gradients\n",
+			bk_name(), size, c.threads, m.nparams, bu.n, m.acts_bytes / 1048576.0);
 		printf("# bench model=resnet50 backend=%s nodes=%d gpus_per_node=%d "
 		       "batch_per_device=%d precision=%s image=%d data=synthetic\n",
 		       bk_name(), comm_nodes(), comm_local_size(), c.batch,

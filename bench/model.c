@@ -291,35 +291,61 @@ void model_init_params(const model *m, float *params, float *stats, uint64_t see
 
 /* ---- memory and ops ---- */
 
-/* Gradient storage reused by lifetime: a block list, best fit, no splits
- * (the same sizes recur through the network). */
-typedef struct { size_t off, size; int used; } block;
-typedef struct { block b[MODEL_MAX_TENSORS]; int n; size_t end; } pool;
+/*
+ * Activations and their gradients share one arena, each buffer placed by
+ * its lifetime on a timeline of one step: forward of layer i at time i, the
+ * loss at L, backward of layer i at 2L - i. A value lives from its producer
+ * to its last reader (forward readers, and backward of the layers that need
+ * it: convolution and fc weight gradients and batch norm read their input,
+ * add+relu its output); a gradient lives from its first writer (backward of
+ * its last consumer) to its producer's backward. Buffers whose lifetimes
+ * overlap never share bytes; the rest is greedy first fit, largest first.
+ * The input image lives throughout: it is written once, at start-up.
+ */
+typedef struct span { size_t size, off; int start, end; } span;
 
-static size_t pool_get(pool *p, size_t size)
+static int span_by_size(const void *a, const void *b)
 {
-	int best = -1;
-	for (int i = 0; i < p->n; i++)
-		if (!p->b[i].used && p->b[i].size >= size &&
-		    (best < 0 || p->b[i].size < p->b[best].size))
-			best = i;
-	if (best < 0) {
-		if (p->n == MODEL_MAX_TENSORS)
-			die("model: gradient pool full");
-		best = p->n++;
-		p->b[best].off = p->end;
-		p->b[best].size = size;
-		p->end += (size + 4095) & ~(size_t)4095;
-	}
-	p->b[best].used = 1;
-	return p->b[best].off;
+	const span *x = *(span *const *)a, *y = *(span *const *)b;
+	return x->size < y->size ? 1 : x->size > y->size ? -1 : (x < y ? -1 : x > y);
 }
 
-static void pool_put(pool *p, size_t off)
+static int span_by_off(const void *a, const void *b)
 {
-	for (int i = 0; i < p->n; i++)
-		if (p->b[i].off == off)
-			p->b[i].used = 0;
+	const span *x = *(span *const *)a, *y = *(span *const *)b;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static size_t place(span *s, int n)
+{
+	span **order = malloc((size_t)n * sizeof *order), **live = malloc((size_t)n * sizeof *live);
+	if (!order || !live)
+		die("out of memory");
+	for (int i = 0; i < n; i++)
+		order[i] = &s[i];
+	qsort(order, (size_t)n, sizeof *order, span_by_size);
+	size_t top = 0;
+	for (int i = 0; i < n; i++) {
+		span *x = order[i];
+		int nl = 0;
+		for (int j = 0; j < i; j++)
+			if (order[j]->start <= x->end && x->start <= order[j]->end)
+				live[nl++] = order[j];
+		qsort(live, (size_t)nl, sizeof *live, span_by_off);
+		size_t off = 0;
+		for (int j = 0; j < nl; j++) {
+			if (live[j]->off >= off + x->size)
+				break;
+			if (live[j]->off + live[j]->size > off)
+				off = live[j]->off + live[j]->size;
+		}
+		x->off = off;
+		if (off + x->size > top)
+			top = off + x->size;
+	}
+	free(order);
+	free(live);
+	return top;
 }
 
 static size_t tbytes(const tensor *t)
@@ -329,43 +355,61 @@ static size_t tbytes(const tensor *t)
 
 void model_plan(model *m)
 {
-	/* values: one block, each tensor at its offset (aliases share) */
-	size_t off = 0;
-	for (int i = 0; i < m->ntensors; i++) {
+	int L = m->nlayers, T = m->ntensors;
+	span v[MODEL_MAX_TENSORS], d[MODEL_MAX_TENSORS];
+	for (int i = 0; i < T; i++) {
 		tensor *t = &m->tensors[i];
-		if (t->alias >= 0)
-			continue;
-		t->off = off;
-		off += tbytes(t);
+		v[i] = (span){tbytes(t), 0, t->producer < 0 ? 0 : t->producer, t->last_use};
+		d[i] = (span){tbytes(t), 0, 2 * L - t->last_use, 2 * L - t->producer};
 	}
-	for (int i = 0; i < m->ntensors; i++)
-		if (m->tensors[i].alias >= 0)
-			m->tensors[i].off = m->tensors[m->tensors[i].alias].off;
-	m->acts_bytes = off;
-
-	/* gradients: walk backward; a gradient lives from its first writer
-	 * (the last reader in forward order) to its producer */
-	pool p = {0};
-	int has[MODEL_MAX_TENSORS] = {0};
-	has[m->logits] = 1;
-	m->tensors[m->logits].doff = pool_get(&p, tbytes(&m->tensors[m->logits]));
-	for (int i = m->nlayers - 1; i >= 0; i--) {
+	v[m->input].end = 2 * L + 1;
+	v[m->logits].end = 2 * L + 1; /* read after the step by --export */
+	d[m->logits].start = L;
+	for (int i = 0; i < L; i++) {
 		layer *l = &m->layers[i];
-		int in[2] = {l->x, l->x2};
-		for (int j = 0; j < 2; j++) {
-			int s = in[j];
-			if (s < 0 || s == m->input || has[s])
-				continue;
-			if (m->tensors[s].last_use != i)
-				die("model: a gradient is first written by a layer that cannot add");
-			has[s] = 1;
-			m->tensors[s].doff = pool_get(&p, tbytes(&m->tensors[s]));
-		}
+		int bwd = 2 * L - i;
+		if (l->kind == L_CONV || l->kind == L_BN || l->kind == L_BN_RELU || l->kind == L_FC)
+			v[l->x].end = v[l->x].end > bwd ? v[l->x].end : bwd;
+		if (l->kind == L_ADD_RELU)
+			v[l->y].end = bwd;
 		if (l->kind == L_CONV && l->x != m->input)
 			l->accumulate = m->tensors[l->x].last_use != i;
-		pool_put(&p, m->tensors[l->y].doff);
+		int in[2] = {l->x, l->x2};
+		for (int j = 0; j < 2; j++)
+			if (in[j] >= 0 && in[j] != m->input && l->kind != L_CONV &&
+			    m->tensors[in[j]].last_use != i)
+				die("model: a gradient is first written by a layer that cannot add");
 	}
-	m->dacts_bytes = p.end;
+	/* an alias is its target's storage: one span covering both lifetimes */
+	span all[2 * MODEL_MAX_TENSORS];
+	int n = 0, vi[MODEL_MAX_TENSORS], di[MODEL_MAX_TENSORS];
+	for (int i = 0; i < T; i++) {
+		int a = m->tensors[i].alias;
+		if (a >= 0) {
+			v[a].start = v[a].start < v[i].start ? v[a].start : v[i].start;
+			v[a].end = v[a].end > v[i].end ? v[a].end : v[i].end;
+		}
+	}
+	for (int i = 0; i < T; i++) {
+		if (m->tensors[i].alias < 0) {
+			vi[i] = n;
+			all[n++] = v[i];
+		}
+		di[i] = -1;
+		if (i != m->input) {
+			di[i] = n;
+			all[n++] = d[i];
+		}
+	}
+	m->acts_bytes = place(all, n);
+	m->dacts_bytes = 0;
+	for (int i = 0; i < T; i++) {
+		tensor *t = &m->tensors[i];
+		int a = t->alias >= 0 ? t->alias : i;
+		t->off = all[vi[a]].off;
+		if (di[i] >= 0)
+			t->doff = all[di[i]].off;
+	}
 
 	m->params = bk_malloc(m->nparams * sizeof(float));
 	m->grads = bk_malloc(m->nparams * sizeof(float));
@@ -373,7 +417,7 @@ void model_plan(model *m)
 	m->stats = bk_malloc(m->nstats * sizeof(float));
 	m->labels = bk_malloc((size_t)m->batch * sizeof(int32_t));
 	m->acts = bk_malloc(m->acts_bytes);
-	m->dacts = bk_malloc(m->dacts_bytes);
+	m->dacts = m->acts;
 	for (int i = 0; i < m->ntensors; i++) {
 		tensor *t = &m->tensors[i];
 		t->t = bk_tensor_create(t->kind, t->n, t->c, t->h, t->w, (char *)m->acts + t->off);
@@ -431,7 +475,6 @@ void model_release(model *m)
 	bk_free(m->stats);
 	bk_free(m->labels);
 	bk_free(m->acts);
-	bk_free(m->dacts);
 }
 
 float model_forward(model *m, float label_smoothing, float scale)

@@ -71,9 +71,10 @@ typedef struct model {
 	float *momentum;   /* [nparams] */
 	float *stats;      /* [nstats] */
 	int32_t *labels;   /* [batch] */
-	void *acts;        /* activations, tensors at tensor.off */
-	void *dacts;       /* their gradients, planned by lifetime, at tensor.doff */
-	size_t acts_bytes, dacts_bytes;
+	void *acts;        /* one arena: activations at tensor.off, their gradients
+			      at tensor.doff, placed by lifetime (model.c) */
+	void *dacts;       /* = acts */
+	size_t acts_bytes, dacts_bytes; /* arena size; dacts_bytes 0 */
 	float loss;        /* of the last model_forward_loss */
 } model;
 
