@@ -122,3 +122,26 @@ export_step() {
 	[ "${lines[0]##*, }" = "0 mismatches" ]
 	[ "$stderr" = "" ]
 }
+
+@test "pytorch_synthetic.py logs in bench's format, which grep-iters reads" {
+	need_torch
+	d="$BATS_TEST_TMPDIR/logs/pytorch-synthetic/1n1g_b2_fp32"
+	mkdir -p "$d"
+	run -0 --separate-stderr "$PY" "$ROOT/pipelines/pytorch_synthetic.py" --batch 2 \
+		--image 32 --classes 10 --iters 2 --threads 1
+	[ "${#lines[@]}" -eq 4 ]
+	[ "${lines[0]}" = "# bench model=resnet50 backend=pytorch-cpu nodes=1 gpus_per_node=1 batch_per_device=2 precision=fp32 image=32 data=synthetic" ]
+	[[ "${lines[1]}" =~ ^iter=1\ loss=[0-9]+\.[0-9]{4}\ step_s=[0-9]+\.[0-9]{4}\ samples_per_s=[0-9]+\.[0-9]{2}\ ts=[0-9]+\.[0-9]{6}$ ]]
+	[[ "${lines[2]}" =~ ^iter=2\  ]]
+	[[ "${lines[3]}" =~ ^#\ end\ iters=2\ peak_mem_mb=[1-9][0-9]*$ ]]
+	printf '%s\n' "${lines[@]}" >"$d/1.log"
+	run -0 grep-iters "$d/1.log"
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[1]}" == "pytorch-synthetic	bench	1n1g_b2_fp32	1	2	"* ]]
+}
+
+@test "pytorch_synthetic.py rejects a batch of 0 as a usage error" {
+	need_torch
+	run -2 --separate-stderr "$PY" "$ROOT/pipelines/pytorch_synthetic.py" --batch 0
+	[ "${stderr_lines[-1]}" = "pytorch_synthetic: error: argument --batch: 0 out of range [1, 4096]" ]
+}
