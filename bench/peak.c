@@ -69,6 +69,11 @@ static const struct shape {
 enum { FWD, BWD_DATA, BWD_WEIGHTS, NDIR };
 static const char *dir_name[NDIR] = {"fwd", "bwd-data", "bwd-weights"};
 
+struct arg_query {
+	int arg;
+	dnnl_query_t q;
+};
+
 static double now(void)
 {
 	struct timespec t;
@@ -137,23 +142,19 @@ static double time_conv(const struct shape *c, int batch, int dir, dnnl_data_typ
 	}
 
 	/* Arguments in the layouts the primitive chose. */
-	static const struct {
-		int arg;
-		dnnl_query_t q;
-	} fwd_args[] = {{DNNL_ARG_SRC, dnnl_query_src_md},
+	static const struct arg_query fwd_args[] = {{DNNL_ARG_SRC, dnnl_query_src_md},
 			{DNNL_ARG_WEIGHTS, dnnl_query_weights_md},
 			{DNNL_ARG_DST, dnnl_query_dst_md},
-			{DNNL_ARG_SCRATCHPAD, dnnl_query_scratchpad_md}},
-	  bd_args[] = {{DNNL_ARG_DIFF_SRC, dnnl_query_diff_src_md},
+			{DNNL_ARG_SCRATCHPAD, dnnl_query_scratchpad_md}};
+	static const struct arg_query bd_args[] = {{DNNL_ARG_DIFF_SRC, dnnl_query_diff_src_md},
 		       {DNNL_ARG_WEIGHTS, dnnl_query_weights_md},
 		       {DNNL_ARG_DIFF_DST, dnnl_query_diff_dst_md},
-		       {DNNL_ARG_SCRATCHPAD, dnnl_query_scratchpad_md}},
-	  bw_args[] = {{DNNL_ARG_SRC, dnnl_query_src_md},
+		       {DNNL_ARG_SCRATCHPAD, dnnl_query_scratchpad_md}};
+	static const struct arg_query bw_args[] = {{DNNL_ARG_SRC, dnnl_query_src_md},
 		       {DNNL_ARG_DIFF_WEIGHTS, dnnl_query_diff_weights_md},
 		       {DNNL_ARG_DIFF_DST, dnnl_query_diff_dst_md},
 		       {DNNL_ARG_SCRATCHPAD, dnnl_query_scratchpad_md}};
-	const __typeof__(fwd_args[0]) *a = dir == FWD ? fwd_args : dir == BWD_DATA ? bd_args
-										    : bw_args;
+	const struct arg_query *a = dir == FWD ? fwd_args : dir == BWD_DATA ? bd_args : bw_args;
 	dnnl_exec_arg_t args[4];
 	int nargs = 0;
 	for (int i = 0; i < 4; i++) {
