@@ -128,6 +128,10 @@ void bk_fc_backward(bk_op *op);
 float bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothing,
 		    float scale, bk_tensor *dlogits);
 
+/* 1 if every one of n fp32 values is finite (the loss-scale overflow check
+ * of fp16 training; waits for the result). */
+int bk_all_finite(const float *x, size_t n);
+
 /* SGD with momentum and weight decay over n elements of the flat buffers
  * (mathk_sgd for each element). */
 void bk_sgd_update(float *w, const float *g, float *buf, size_t n, float grad_scale, float lr,

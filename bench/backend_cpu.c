@@ -9,10 +9,12 @@
  * user-managed scratchpad. Softmax cross-entropy, the classifier's bias and
  * the SGD update are plain C (OpenMP), the classifier's products dnnl_sgemm.
  */
+#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <dnnl.h>
 #include <dnnl_debug.h>
@@ -65,14 +67,46 @@ static void *xmalloc(size_t n)
 	return p;
 }
 
+/* Large buffers are fresh anonymous mappings: zero without being touched,
+ * so resident memory grows only with what a step really uses. */
+enum { BIG = 1 << 20, MAX_MAPS = 64 };
+static struct { void *p; size_t n; } maps[MAX_MAPS];
+
 void *bk_malloc(size_t bytes)
 {
+	if (bytes >= BIG) {
+		for (int i = 0; i < MAX_MAPS; i++) {
+			if (maps[i].p)
+				continue;
+			void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				       -1, 0);
+			if (p == MAP_FAILED) {
+				fprintf(stderr, "bench: out of memory (%zu bytes)\n", bytes);
+				exit(1);
+			}
+			maps[i].p = p;
+			maps[i].n = bytes;
+			return p;
+		}
+	}
 	void *p = xmalloc(bytes);
 	memset(p, 0, bytes);
 	return p;
 }
 
-void bk_free(void *p) { free(p); }
+void bk_free(void *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; i < MAX_MAPS; i++) {
+		if (maps[i].p == p) {
+			munmap(p, maps[i].n);
+			maps[i].p = NULL;
+			return;
+		}
+	}
+	free(p);
+}
 void bk_memset0(void *dev, size_t bytes) { memset(dev, 0, bytes); }
 void bk_to_device(void *dev, const void *host, size_t bytes) { memcpy(dev, host, bytes); }
 void bk_to_host(void *host, const void *dev, size_t bytes) { memcpy(host, dev, bytes); }
@@ -111,7 +145,7 @@ void bk_init(const bk_config *cfg)
 		}
 		act_dt = dnnl_bf16;
 	} else if (cfg->precision != BK_FP32) {
-		fprintf(stderr, "bench: --precision: the CPU backend runs fp32 and amp only\n");
+		fprintf(stderr, "bench: --precision: the CPU backend runs fp32, amp and bf16 only\n");
 		exit(2);
 	}
 	if (cfg->threads > 0)
@@ -818,6 +852,15 @@ float bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smooth
 		loss += mathk_softmax_ce_row(z + (size_t)i * k, k, labels[i], smoothing, scale,
 					     dz + (size_t)i * k);
 	return (float)(loss / n);
+}
+
+int bk_all_finite(const float *x, size_t n)
+{
+	int ok = 1;
+#pragma omp parallel for reduction(&& : ok) schedule(static)
+	for (size_t i = 0; i < n; i++)
+		ok = ok && isfinite(x[i]);
+	return ok;
 }
 
 void bk_sgd_update(float *w, const float *g, float *buf, size_t n, float grad_scale, float lr,

@@ -30,9 +30,9 @@ typedef struct config {
 } config;
 
 static const char usage_text[] =
-	"usage: bench [--describe] [--batch B] [--precision fp32|amp] [--image PX]\n"
-	"             [--classes K] [--iters N] [--warmup W] [--threads T] [--seed S]\n"
-	"             [--lr X] [--momentum X] [--weight-decay X] [--label-smoothing X]\n"
+	"usage: bench [--describe] [--batch B] [--precision fp32|tf32|amp|bf16]\n"
+	"             [--image PX] [--classes K] [--iters N] [--warmup W] [--threads T]\n"
+	"             [--seed S] [--lr X] [--momentum X] [--weight-decay X] [--label-smoothing X]\n"
 	"             [--lr-warmup N] [--shard R] [--bucket-mb X] [--verbose]\n"
 	"             [--export DIR]\n";
 
@@ -80,7 +80,7 @@ static double num_flag(const char *flag, const char *s, double lo, double hi)
 static void parse(config *c, int argc, char **argv)
 {
 	*c = (config){.batch = 16, .image = 224, .classes = 1000, .iters = 20, .warmup = 0,
-		      .threads = 0, .seed = 1, .lr = 0.1, .momentum = 0.9,
+		      .threads = 0, .seed = 1, .lr = -1, .momentum = 0.9,
 		      .weight_decay = 1e-4, .label_smoothing = 0.0, .shard = -1,
 		      .bucket_mb = 25.0, .precision = BK_FP32};
 	int warmup_set = 0;
@@ -148,12 +148,15 @@ static void parse(config *c, int argc, char **argv)
 		else if (!strcmp(f, "--export"))
 			c->export_dir = v;
 		else if (!strcmp(f, "--precision")) {
-			if (!strcmp(v, "fp32"))
-				c->precision = BK_FP32;
-			else if (!strcmp(v, "amp"))
-				c->precision = BK_AMP;
-			else {
-				fprintf(stderr, "bench: --precision: '%s' is not fp32 or amp\n", v);
+			static const char *names[] = {"fp32", "tf32", "amp", "bf16"};
+			static const int values[] = {BK_FP32, BK_TF32, BK_AMP, BK_BF16};
+			c->precision = -1;
+			for (int j = 0; j < 4; j++)
+				if (!strcmp(v, names[j]))
+					c->precision = values[j];
+			if (c->precision < 0) {
+				fprintf(stderr,
+					"bench: --precision: '%s' is not fp32, tf32, amp or bf16\n", v);
 				comm_abort(2);
 			}
 		}
@@ -291,7 +294,7 @@ static long peak_rss_mb(void)
 
 static const char *precision_name(int p)
 {
-	return p == BK_AMP ? "amp" : "fp32";
+	return p == BK_AMP ? "amp" : p == BK_BF16 ? "bf16" : p == BK_TF32 ? "tf32" : "fp32";
 }
 
 int main(int argc, char **argv)
@@ -324,6 +327,8 @@ int main(int argc, char **argv)
 	}
 	if (c.shard < 0)
 		c.shard = rank;
+	if (c.lr < 0) /* Goyal et al.: 0.1 per 256 samples of global batch */
+		c.lr = 0.1 * c.batch * size / 256.0;
 
 	bk_config bc = {.precision = c.precision, .threads = c.threads,
 			.local_rank = comm_local_rank(), .verbose = c.verbose};
@@ -366,8 +371,9 @@ int main(int argc, char **argv)
 	long global_batch = (long)c.batch * size;
 	if (rank == 0) {
 		fprintf(stderr, "bench: %s, %d rank(s), %d thread(s) each, %zu parameters, "
-				"%d gradient bucket(s), %.0f MB for activations and their gradients\n",
-			bk_name(), size, c.threads, m.nparams, bu.n, m.acts_bytes / 1048576.0);
+				"%d gradient bucket(s), %.0f MB for activations and their gradients, "
+				"lr %g\n",
+			bk_name(), size, c.threads, m.nparams, bu.n, m.acts_bytes / 1048576.0, c.lr);
 		printf("# bench model=resnet50 backend=%s nodes=%d gpus_per_node=%d "
 		       "batch_per_device=%d precision=%s image=%d data=synthetic\n",
 		       bk_name(), comm_nodes(), comm_local_size(), c.batch,

@@ -41,7 +41,13 @@ B="$FIXTURES/bench"
 
 @test "an unknown precision is a usage error" {
 	run -2 --separate-stderr bench --precision fp16
-	[ "$stderr" = "bench: --precision: 'fp16' is not fp32 or amp" ]
+	[ "$stderr" = "bench: --precision: 'fp16' is not fp32, tf32, amp or bf16" ]
+}
+
+@test "tf32 is a GPU precision: the CPU backend refuses it" {
+	run -2 --separate-stderr bench --precision tf32 --image 32 --iters 1
+	[ "$stderr" = "bench: --precision: the CPU backend runs fp32, amp and bf16 only" ]
+	[ "$output" = "" ]
 }
 
 @test "an unknown option prints the usage" {
