@@ -211,8 +211,8 @@ main(int argc, char **argv)
 			fprintf(stderr, "bench-gpu-test: tol: unknown precision '%s'\n", argv[2]);
 			return 2;
 		}
-		printf("logits=%g loss=%g grads=%g params=%g\n", t.logits, t.loss, t.grads,
-		    t.params);
+		printf("logits=%g loss=%g norm_median=%g norm_worst=%g dir_worst=%g\n", t.logits,
+		    t.loss, t.norm_median, t.norm_worst, t.dir_worst);
 		rc = 0;
 	} else if ((strcmp(argv[1], "layout") == 0 || strcmp(argv[1], "weights") == 0) &&
 	    argc == 6) {

