@@ -170,7 +170,7 @@ all: gpu-objs $(BIN)/bench-cuda $(BIN)/bench-cuda-allreduce
 # check-gpu: the same weights and batch through bin/bench (CPU) and
 # bin/bench-cuda (GPU); logits, loss, gradients and updated weights compared.
 # The device check comes first so a machine without a GPU fails at once.
-CHECK_GPU_FLAGS := --batch 8 --image 64 --classes 10 --seed 7
+CHECK_GPU_FLAGS := --batch 8 --image 64 --classes 10 --seed 7 --lr 0.1
 CHECK_GPU_DIR := $(OBJ)/check-gpu
 check-gpu: $(BIN)/gpucheck
 	$(BIN)/gpucheck devices
