@@ -25,5 +25,6 @@ while read -r what name; do
 	link) ip link del "$name" 2>/dev/null ;;
 	esac
 done <"$state"
+rm -rf "$1"/tmp-dlb*
 rm -f "$state"
 exit 0
