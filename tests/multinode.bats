@@ -104,7 +104,7 @@ rank 3 of 4 on $NET.4 sum 10" ]
 	# Rank 0 (on .1) sends to rank 1 on .2 through the tcp BTL; no shared memory.
 	grep -E "bml: Using tcp btl for send to \[\[[0-9]+,1\],1\] on node $NET\.2\$" <<<"$stderr"
 	grep -F "btl:tcp: path from $NET.1 to $NET.2: IPV4 PRIVATE SAME NETWORK" <<<"$stderr"
-	! grep -E 'vader|sm btl' <<<"$stderr"
+	[ -z "$(grep -E 'vader|btl:sm' <<<"$stderr")" ]
 }
 
 @test "the configuration's environment reaches ranks on other hosts" {
@@ -172,7 +172,10 @@ rank 3 of 4 on $NET.4 sum 10" ]
 	ip link show "$br" >/dev/null
 	"$RIG/down.sh" "$d"
 	"$RIG/down.sh" "$d"
-	! ip netns list | grep -qw "$ns"
-	! ip link show "$br" 2>/dev/null
-	! ip link show "${ns%h1}v1" 2>/dev/null
+	[ -z "$(ip netns list | grep -w "$ns")" ]
+	run ip link show "$br"
+	[ "$status" -ne 0 ]
+	run ip link show "${ns%h1}v1"
+	[ "$status" -ne 0 ]
+	[ ! -e "$d/state" ]
 }
