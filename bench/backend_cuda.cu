@@ -83,11 +83,13 @@ static struct {
 	struct gpu_conv_shape shapes[MAX_SHAPES];
 	struct conv_algos algos[MAX_SHAPES];
 	int nshapes;
-	long ce_calls;              /* bk_softmax_ce calls: steps begun */
+	int pending;                /* a step's overflow verdict not yet read */
 	int local_rank;             /* 0 prints the node's one-off notes */
 	int verbose;
 	int ready;
 } G;
+
+static void settle(void);
 
 /* ---- errors ----------------------------------------------------------------- */
 
@@ -542,15 +544,21 @@ bk_cuda_peak_mem_mb(void)
 	return (double)G.peak / 1048576.0;
 }
 
+/* Both settle the last step: call them after it, not between its backward
+ * and its update. */
 extern "C" float
 bk_cuda_loss_scale(void)
 {
+	if (G.ready)
+		settle();
 	return G.ls.scale;
 }
 
 extern "C" long
 bk_cuda_skipped_steps(void)
 {
+	if (G.ready)
+		settle();
 	return G.ls.skipped;
 }
 
@@ -1409,9 +1417,26 @@ bk_fc_backward(bk_op *op)
 /* ---- loss and update ----------------------------------------------------------- */
 
 /*
- * The one host synchronisation of a step. amp: first read the previous
- * step's overflow flag (its update has run by now), advance the loss scale
- * and clear the flag, then scale this step's loss gradient by the new scale.
+ * amp: read the last step's overflow flag (its update is queued before us,
+ * so it is final once the stream is idle), advance the loss scale and clear
+ * the flag for the next step.
+ */
+static void
+settle(void)
+{
+	if (!G.pending)
+		return;
+	CUDA_CHECK(cudaMemcpyAsync(G.flag_host, G.flag, sizeof(int), cudaMemcpyDeviceToHost,
+				   G.stream));
+	CUDA_CHECK(cudaStreamSynchronize(G.stream));
+	lossscale_update(&G.ls, *G.flag_host);
+	CUDA_CHECK(cudaMemsetAsync(G.flag, 0, sizeof(int), G.stream));
+	G.pending = 0;
+}
+
+/*
+ * The one host synchronisation of a step: settle the previous step's loss
+ * scale, then scale this step's loss gradient by it.
  */
 extern "C" float
 bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothing, float scale,
@@ -1432,19 +1457,12 @@ bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothing, f
 		CUDA_CHECK(cudaMallocHost((void **)&G.loss_host, (size_t)n * sizeof(float)));
 		G.loss_cap = n;
 	}
-	if (G.scaling) {
-		CUDA_CHECK(cudaMemcpyAsync(G.flag_host, G.flag, sizeof(int), cudaMemcpyDeviceToHost,
-					   G.stream));
-		CUDA_CHECK(cudaStreamSynchronize(G.stream));
-		if (G.ce_calls > 0) /* the previous step's verdict */
-			lossscale_update(&G.ls, *G.flag_host);
-		CUDA_CHECK(cudaMemsetAsync(G.flag, 0, sizeof(int), G.stream));
-	}
+	settle();
 	k_softmax_ce<<<blocks((size_t)n), THREADS, 0, G.stream>>>(
 		(const float *)logits->p, labels, n, k, smoothing, scale * G.ls.scale,
 		(float *)dlogits->p, G.loss_rows);
 	CUDA_LAUNCH_CHECK();
-	G.ce_calls++;
+	G.pending = G.scaling;
 	CUDA_CHECK(cudaMemcpyAsync(G.loss_host, G.loss_rows, (size_t)n * sizeof(float),
 				   cudaMemcpyDeviceToHost, G.stream));
 	CUDA_CHECK(cudaStreamSynchronize(G.stream));

@@ -86,7 +86,8 @@ double bk_cuda_step_end(void);
 /* Peak device memory in use (MB, 2^20 bytes) seen so far, all of this
  * process's allocations including cuDNN, cuBLAS and NCCL. */
 double bk_cuda_peak_mem_mb(void);
-/* Loss scale in force and steps skipped for overflow (amp; 1 and 0 otherwise). */
+/* Loss scale in force and steps skipped for overflow (amp; 1 and 0
+ * otherwise), the last step included: call after a step's update. */
 float bk_cuda_loss_scale(void);
 long bk_cuda_skipped_steps(void);
 
