@@ -704,6 +704,7 @@ int main(int argc, char *argv[])
 		hosts = xrealloc(NULL, names.n * sizeof *hosts);
 		for (nhosts = 0; nhosts < names.n; nhosts++)
 			hosts[nhosts] = (struct host){names.v[nhosts], -1};
+		free(names.v);
 	}
 
 	/* The hosts this run uses, "h1:G,h2:G", as the header and
@@ -794,5 +795,15 @@ int main(int argc, char *argv[])
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 #endif
 	pid_t child = start(av.v, &old);
-	return supervise(child, timeout, &set);
+	int rc = supervise(child, timeout, &set);
+
+	for (size_t i = 0; i < av.n; i++)
+		free(av.v[i]);
+	for (size_t i = 0; i < nhosts; i++)
+		free(hosts[i].name);
+	free(av.v);
+	free(hosts);
+	free(hostlist);
+	free(nodelist);
+	return rc;
 }
