@@ -69,7 +69,7 @@ static void *xmalloc(size_t n)
 
 /* Large buffers are fresh anonymous mappings: zero without being touched,
  * so resident memory grows only with what a step really uses. */
-enum { BIG = 1 << 20, MAX_MAPS = 64 };
+enum { BIG = 1 << 16, MAX_MAPS = 512 };
 static struct { void *p; size_t n; } maps[MAX_MAPS];
 
 void *bk_malloc(size_t bytes)
@@ -376,7 +376,7 @@ static void buf_free(buf *b)
 {
 	if (b->m)
 		DNNL_CHECK(dnnl_memory_destroy(b->m));
-	free(b->p);
+	bk_free(b->p);
 	b->m = NULL;
 	b->p = NULL;
 }
