@@ -179,3 +179,46 @@ rank 3 of 4 on $NET.4 sum 10" ]
 	[ "$status" -ne 0 ]
 	[ ! -e "$d/state" ]
 }
+
+# make with the rig as HOSTS: short bench runs, a window that fits them.
+rig_make() {
+	make -C "$ROOT" --no-print-directory "$@" HOSTS="$HOSTS" LOGDIR="$BATS_TEST_TMPDIR/logs" \
+		RESULTS="$BATS_TEST_TMPDIR/results" RUNS=1 BENCH_ITERS=6 TIMEOUT=60 \
+		BENCH_ARGS='--image 32 --threads 1 --warmup 1' bench_WINDOW='-s 2 -n 4'
+}
+
+@test "make builds a 2n1g table across namespaces with HOSTS=" {
+	[ -x "$ROOT/bin/bench" ] || skip "bin/bench is not built"
+	run --separate-stderr rig_make "$BATS_TEST_TMPDIR/results/2n1g_b8_fp32.md"
+	[ "$status" -eq 0 ]
+	grep -Fx "run: bench 1n1g_b8_fp32 #1 …" <<<"$stderr"
+	grep -Fx "run: bench 2n1g_b8_fp32 #1 …" <<<"$stderr"
+	grep -E '^\| 2 \| 1 \| 8 \| [0-9.]+ \| [0-9.]+ \| 1 \|' "$BATS_TEST_TMPDIR/results/2n1g_b8_fp32.md"
+	[[ "$(head -1 "$BATS_TEST_TMPDIR/logs/bench/2n1g_b8_fp32/1.log")" == "# launch key=2n1g_b8_fp32 hosts=$NET.1:1,$NET.2:1 "* ]]
+	rig_empty
+}
+
+@test "make: a rank killed mid-run keeps no log, names the run, and only it runs again" {
+	[ -x "$ROOT/bin/bench" ] || skip "bin/bench is not built"
+	flag="$BATS_TEST_TMPDIR/kill-rank-1"
+	touch "$flag"
+	# Rank 1 of a 2-node run is killed 2 s into training while the flag exists.
+	cmd="sh -c '$ROOT/bin/bench --batch {batch} --iters 6 --image 32 --threads 1 --warmup 1 & p=\$\$!;"
+	cmd+=" if [ -e $flag ] && [ \$\$DLBENCH_NODES = 2 ] && [ \$\$OMPI_COMM_WORLD_RANK = 1 ];"
+	cmd+=" then sleep 2; kill -KILL \$\$p; fi; wait \$\$p'"
+	run --separate-stderr rig_make "$BATS_TEST_TMPDIR/results/2n1g_b8_fp32.md" bench_CMD="$cmd"
+	[ "$status" -ne 0 ]
+	grep -Fx "make: bench 2n1g_b8_fp32 run 1 failed (exit 137); no log kept" <<<"$stderr"
+	[ -f "$BATS_TEST_TMPDIR/logs/bench/1n1g_b8_fp32/1.log" ]
+	[ ! -e "$BATS_TEST_TMPDIR/logs/bench/2n1g_b8_fp32/1.log" ]
+	[ ! -e "$BATS_TEST_TMPDIR/logs/bench/2n1g_b8_fp32/1.log.tmp" ]
+	[ ! -e "$BATS_TEST_TMPDIR/results/2n1g_b8_fp32.md" ]
+	rig_empty
+	rm "$flag"
+	run --separate-stderr rig_make "$BATS_TEST_TMPDIR/results/2n1g_b8_fp32.md" bench_CMD="$cmd"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^run: .* …$' <<<"$stderr")" -eq 1 ]
+	grep -Fx "run: bench 2n1g_b8_fp32 #1 …" <<<"$stderr"
+	[ -f "$BATS_TEST_TMPDIR/results/2n1g_b8_fp32.md" ]
+	rig_empty
+}
