@@ -196,7 +196,7 @@ void model_build(model *m, int batch, int image, int classes)
 	static const int blocks[4] = {3, 4, 6, 3};
 	for (int s = 0; s < 4; s++) {
 		for (int b = 0; b < blocks[s]; b++) {
-			char prefix[24];
+			char prefix[32];
 			snprintf(prefix, sizeof prefix, "layer%d.%d", s + 1, b);
 			x = bottleneck(m, prefix, x, 64 << s, b == 0 && s > 0 ? 2 : 1);
 		}
