@@ -526,7 +526,7 @@ static const char *signame(int sig)
 static pid_t start(char **argv, const sigset_t *oldmask)
 {
 	int fds[2], err;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	if (pipe(fds) != 0)
 		die("pipe:");
@@ -536,6 +536,13 @@ static pid_t start(char **argv, const sigset_t *oldmask)
 		die("fork:");
 	if (pid == 0) {
 		setpgid(0, 0);
+#ifdef __linux__
+		/* launch killed outright (SIGKILL) must not leave the job running:
+		 * the job then gets SIGTERM, and mpirun stops every rank. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(128 + SIGTERM);
+#endif
 		signal(SIGPIPE, SIG_DFL);
 		if (isatty(STDIN_FILENO)) {
 			/* A background group reading the terminal would stop. */

@@ -371,3 +371,20 @@ bench --batch 128" ]
 	[ "$status" -eq 2 ]
 	[ "$stderr" = "launch: 2000n1000g_b16_fp32: 2000 × 1000 ranks, at most 1000000" ]
 }
+
+@test "when launch is killed outright the job is stopped too" {
+	pids="$BATS_TEST_TMPDIR/pids"
+	launch 1n2g_b16_fp32 -- sh -c 'echo $$ >>"$0"; exec sleep 300' "$pids" >/dev/null 2>&1 &
+	lp=$!
+	for _ in $(seq 50); do
+		[ -f "$pids" ] && [ "$(wc -l <"$pids")" = 2 ] && break
+		sleep 0.1
+	done
+	[ "$(wc -l <"$pids")" -eq 2 ]
+	kill -KILL "$lp"
+	for _ in $(seq 50); do
+		all_gone "$pids" >/dev/null && break
+		sleep 0.1
+	done
+	all_gone "$pids"
+}
