@@ -1,10 +1,11 @@
 /*
  * backend_cuda.cu: bench's backend (backend.h) on one NVIDIA GPU.
  *
- * cuDNN's legacy API (cuDNN 8 and 9) for convolutions, batch norm and max
- * pooling; cuBLAS for the classifier; kernels of our own for the rest:
- * softmax cross-entropy and the SGD update (the math of mathk.h, shared with
- * the CPU backend), add + ReLU, global average pooling, casts and the
+ * cuDNN's legacy API (cuDNN 8 and 9) for convolutions and batch norm; cuBLAS
+ * for the classifier; kernels of our own for the rest: softmax cross-entropy
+ * and the SGD update (the math of mathk.h, shared with the CPU backend),
+ * add + ReLU, max pooling (with an argmax so backward needs neither x nor
+ * y: model.c frees both before then), global average pooling, casts and the
  * loss-scale overflow check.
  *
  * Precisions (bk_config.precision):
@@ -42,7 +43,7 @@ extern "C" {
 #include "cuda_check.h"
 #include "mathk.h"
 
-enum { MAX_SHAPES = 128, MAX_ALGOS = 16, THREADS = 256 };
+enum { MAX_SHAPES = 128, MAX_ALGOS = 16, MAX_BN = 160, THREADS = 256 };
 
 /* ---- state ------------------------------------------------------------------ */
 
@@ -67,6 +68,7 @@ static struct {
 	size_t act_size;            /* bytes per BK_ACT element */
 	int *flag;                  /* device: 1 when this step's gradients overflowed */
 	int *flag_host;             /* pinned */
+	int *check, *check_host;    /* bk_all_finite's flag, device and pinned */
 	float *loss_rows;           /* device [loss_cap]: loss per row of softmax_ce */
 	float *loss_host;           /* pinned [loss_cap] */
 	int loss_cap;
@@ -83,6 +85,8 @@ static struct {
 	struct gpu_conv_shape shapes[MAX_SHAPES];
 	struct conv_algos algos[MAX_SHAPES];
 	int nshapes;
+	struct bk_op *bn[MAX_BN];    /* batch norms planned, for bn_fuse_for_reader */
+	int nbn;
 	int pending;                /* a step's overflow verdict not yet read */
 	int local_rank;             /* 0 prints the node's one-off notes */
 	int verbose;
@@ -90,6 +94,7 @@ static struct {
 } G;
 
 static void settle(void);
+static void bn_fuse_for_reader(const bk_tensor *x);
 
 /* ---- errors ----------------------------------------------------------------- */
 
@@ -263,6 +268,22 @@ k_relu_back(const T *y, const T *dy, T *dx, size_t n)
 	}
 }
 
+/* BN+ReLU backward, unfused: dy = 0 where the pre-activation
+ * gamma (x - mean) inv + beta was not positive (recomputed from x, which the
+ * model keeps; y may be gone). */
+template <typename T>
+static __global__ void
+k_bn_relu_back(const T *x, T *dy, const float *mean, const float *inv, const float *gamma,
+	       const float *beta, size_t n, int c, size_t hw, int nhwc)
+{
+	GRID_STRIDE(i, n) {
+		size_t ci = nhwc ? i % c : (i / hw) % c;
+		float pre = gamma[ci] * (to_f<T>(x[i]) - mean[ci]) * inv[ci] + beta[ci];
+		if (!(pre > 0.0f))
+			dy[i] = from_f<T>(0.0f);
+	}
+}
+
 template <typename T>
 static __global__ void
 k_add_relu(const T *a, const T *b, T *y, size_t n)
@@ -312,6 +333,95 @@ k_avgpool_back(const float *dy, T *dx, int n, int c, int hw, int nhwc)
 			ni = i / ((size_t)c * hw);
 		}
 		dx[i] = from_f<T>(dy[ni * c + ci] / (float)hw);
+	}
+}
+
+/* Coordinates of element i of an n x c x h x w tensor in NCHW or NHWC. */
+struct coord {
+	size_t n, c, h, w;
+};
+
+static __device__ __forceinline__ coord
+coord_of(size_t i, int c, int h, int w, int nhwc)
+{
+	coord q;
+
+	if (nhwc) {
+		q.c = i % c;
+		q.w = (i / c) % w;
+		q.h = (i / ((size_t)c * w)) % h;
+		q.n = i / ((size_t)c * w * h);
+	} else {
+		q.w = i % w;
+		q.h = (i / w) % h;
+		q.c = (i / ((size_t)w * h)) % c;
+		q.n = i / ((size_t)w * h * c);
+	}
+	return q;
+}
+
+static __device__ __forceinline__ size_t
+index_of(size_t n, size_t ci, size_t hi, size_t wi, int c, int h, int w, int nhwc)
+{
+	return nhwc ? ((n * h + hi) * w + wi) * c + ci : ((n * c + ci) * h + hi) * w + wi;
+}
+
+/* Max pooling k x k, stride s, padding pad (never wins): y and the window
+ * position of the maximum (r * k + s) per output, so backward needs neither
+ * x nor y (the model keeps neither alive until then). A NaN wins. */
+template <typename T>
+static __global__ void
+k_maxpool(const T *x, T *y, uint8_t *arg, int n, int c, int h, int w, int oh, int ow, int k,
+	  int s, int pad, int nhwc)
+{
+	GRID_STRIDE(i, (size_t)n * c * oh * ow) {
+		coord o = coord_of(i, c, oh, ow, nhwc);
+		float best = -INFINITY;
+		int at = 0;
+		for (int r = 0; r < k; r++) {
+			long hi = (long)o.h * s - pad + r;
+			if (hi < 0 || hi >= h)
+				continue;
+			for (int q = 0; q < k; q++) {
+				long wi = (long)o.w * s - pad + q;
+				if (wi < 0 || wi >= w)
+					continue;
+				float v = to_f<T>(x[index_of(o.n, o.c, hi, wi, c, h, w, nhwc)]);
+				if (v > best || isnan(v)) {
+					best = v;
+					at = r * k + q;
+					if (isnan(v))
+						r = q = k; /* stop: nothing beats a NaN */
+				}
+			}
+		}
+		y[i] = from_f<T>(best);
+		arg[i] = (uint8_t)at;
+	}
+}
+
+/* dx at each input position: the sum of dy over the windows covering it
+ * whose maximum it was (a gather: no atomics, every dx written). */
+template <typename T>
+static __global__ void
+k_maxpool_back(const T *dy, const uint8_t *arg, T *dx, int n, int c, int h, int w, int oh,
+	       int ow, int k, int s, int pad, int nhwc)
+{
+	GRID_STRIDE(i, (size_t)n * c * h * w) {
+		coord p = coord_of(i, c, h, w, nhwc);
+		int hlo, hhi, wlo, whi;
+		float sum = 0.0f;
+		gpu_pool_range((int)p.h, k, s, pad, oh, &hlo, &hhi);
+		gpu_pool_range((int)p.w, k, s, pad, ow, &wlo, &whi);
+		for (int a = hlo; a <= hhi; a++) {
+			for (int b = wlo; b <= whi; b++) {
+				size_t o = index_of(p.n, p.c, a, b, c, oh, ow, nhwc);
+				int at = ((int)p.h - (a * s - pad)) * k + ((int)p.w - (b * s - pad));
+				if (arg[o] == at)
+					sum += to_f<T>(dy[o]);
+			}
+		}
+		dx[i] = from_f<T>(sum);
 	}
 }
 
@@ -453,6 +563,8 @@ bk_init(const bk_config *cfg)
 	CUDA_CHECK(cudaMalloc((void **)&G.flag, sizeof(int)));
 	CUDA_CHECK(cudaMemsetAsync(G.flag, 0, sizeof(int), G.stream));
 	CUDA_CHECK(cudaMallocHost((void **)&G.flag_host, sizeof(int)));
+	CUDA_CHECK(cudaMalloc((void **)&G.check, sizeof(int)));
+	CUDA_CHECK(cudaMallocHost((void **)&G.check_host, sizeof(int)));
 	CUDA_CHECK(cudaEventCreate(&G.step_start));
 	CUDA_CHECK(cudaEventCreate(&G.step_stop));
 	G.scaling = G.precision == BK_AMP;
@@ -486,6 +598,8 @@ bk_finalize(void)
 		CUDA_CHECK(cudaFreeHost(G.loss_host));
 	CUDA_CHECK(cudaFree(G.flag));
 	CUDA_CHECK(cudaFreeHost(G.flag_host));
+	CUDA_CHECK(cudaFree(G.check));
+	CUDA_CHECK(cudaFreeHost(G.check_host));
 	CUDA_CHECK(cudaEventDestroy(G.step_start));
 	CUDA_CHECK(cudaEventDestroy(G.step_stop));
 	CUBLAS_CHECK(cublasDestroy(G.blas));
@@ -741,8 +855,8 @@ struct bk_op {
 	void *reserve;
 	size_t reserve_size, fwd_ws, bwd_ws;
 	double eps, momentum;
-	/* pooling */
-	cudnnPoolingDescriptor_t pool;
+	/* max pooling: window position of each output's maximum */
+	uint8_t *arg;
 	/* fc */
 	const float *b;
 	float *db;
@@ -763,6 +877,9 @@ bk_op_destroy(bk_op *op)
 	if (!op)
 		return;
 	CUDA_CHECK(cudaStreamSynchronize(G.stream));
+	for (int i = 0; i < G.nbn; i++)
+		if (G.bn[i] == op)
+			G.bn[i] = G.bn[--G.nbn];
 	if (op->wdesc)
 		CUDNN_CHECK(cudnnDestroyFilterDescriptor(op->wdesc));
 	if (op->cdesc)
@@ -773,9 +890,8 @@ bk_op_destroy(bk_op *op)
 		CUDNN_CHECK(cudnnDestroyTensorDescriptor(op->pdesc));
 	if (op->act)
 		CUDNN_CHECK(cudnnDestroyActivationDescriptor(op->act));
-	if (op->pool)
-		CUDNN_CHECK(cudnnDestroyPoolingDescriptor(op->pool));
-	void *bufs[] = {op->w16, op->dw16, op->xs, op->save_mean, op->save_inv, op->reserve};
+	void *bufs[] = {op->w16,	op->dw16,    op->xs, op->save_mean,
+			op->save_inv, op->reserve, op->arg};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		if (bufs[i])
 			CUDA_CHECK(cudaFree(bufs[i]));
@@ -1033,6 +1149,7 @@ bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k, in
 		memset(&G.algos[i], 0, sizeof G.algos[i]);
 	}
 	op->shape = i;
+	bn_fuse_for_reader(x);
 	struct conv_algos *a = &G.algos[i];
 	if (!a->have_fwd || !a->have_bwd_filter || (dx && !a->have_bwd_data))
 		conv_search(op, a);
@@ -1107,9 +1224,66 @@ bk_conv_backward_weights(bk_op *op)
 	}
 }
 
-/* Batch norm: cuDNN's extended API. amp (fp16 NHWC) fuses the ReLU into the
- * BN kernels (CUDNN_BATCHNORM_OPS_BN_ACTIVATION, persistent mode); fp32,
- * tf32 and bf16 apply it with our own kernels, in place on y and dy. */
+/*
+ * Batch norm: cuDNN's extended API, ReLU fused where it is safe.
+ *
+ * The model keeps a BN's input x alive until the BN's backward, but its
+ * output y only until y's readers are done with it (model.c): a convolution
+ * reads y again in its own backward, just before ours, while max pooling
+ * does not. And dx, the one buffer that starts at our backward, may overlie
+ * y. So:
+ * - unfused (every precision): BN, then our ReLU in place on y; backward
+ *   masks dy in place from the pre-activation recomputed from x and the
+ *   saved statistics, never from y;
+ * - fused (amp, fp16 NHWC, CUDNN_BATCHNORM_OPS_BN_ACTIVATION): cuDNN's
+ *   backward reads y, so a BN+ReLU is switched to it only when a convolution
+ *   is planned to read its y and dx does not overlie y.
+ */
+static void
+bn_configure(bk_op *op, int fused)
+{
+	if (op->reserve) {
+		CUDA_CHECK(cudaFree(op->reserve));
+		op->reserve = NULL;
+	}
+	op->fused = fused;
+	op->bnops = fused ? CUDNN_BATCHNORM_OPS_BN_ACTIVATION : CUDNN_BATCHNORM_OPS_BN;
+	if (fused && !op->act) {
+		CUDNN_CHECK(cudnnCreateActivationDescriptor(&op->act));
+		CUDNN_CHECK(cudnnSetActivationDescriptor(op->act, CUDNN_ACTIVATION_RELU,
+							 CUDNN_PROPAGATE_NAN, 0.0));
+	}
+	cudnnActivationDescriptor_t act = fused ? op->act : NULL;
+	CUDNN_CHECK(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(
+		G.dnn, op->mode, op->bnops, op->x->desc, NULL, op->y->desc, op->pdesc, act,
+		&op->fwd_ws));
+	CUDNN_CHECK(cudnnGetBatchNormalizationBackwardExWorkspaceSize(
+		G.dnn, op->mode, op->bnops, op->x->desc, fused ? op->y->desc : NULL,
+		op->dy->desc, NULL, op->dx->desc, op->pdesc, act, &op->bwd_ws));
+	CUDNN_CHECK(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(
+		G.dnn, op->mode, op->bnops, act, op->x->desc, &op->reserve_size));
+	if (op->reserve_size)
+		op->reserve = dev_alloc(op->reserve_size);
+	ws_reserve(op->fwd_ws > op->bwd_ws ? op->fwd_ws : op->bwd_ws);
+}
+
+/* A convolution is planned on x: if x is the output of a BN+ReLU that can
+ * fuse, fuse it (see above). */
+static void
+bn_fuse_for_reader(const bk_tensor *x)
+{
+	for (int i = 0; i < G.nbn; i++) {
+		bk_op *op = G.bn[i];
+		if (op->y != x || !op->relu || op->fused || G.act_dt != CUDNN_DATA_HALF ||
+		    x->c % 4 != 0)
+			continue;
+		size_t bytes = elems(op->y) * G.act_size;
+		const char *y = (const char *)op->y->p, *dx = (const char *)op->dx->p;
+		if (dx + bytes <= y || y + bytes <= dx)
+			bn_configure(op, 1);
+	}
+}
+
 extern "C" bk_op *
 bk_bn_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int relu,
 	   const float *gamma, const float *beta, float *dgamma, float *dbeta,
@@ -1118,6 +1292,8 @@ bk_bn_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int relu,
 	bk_op *op = op_new(OP_BN);
 	size_t c = (size_t)x->c;
 
+	if (!dx || !dy || elems(x) != elems(y) || x->dt != y->dt || x->fmt != y->fmt)
+		die("bn plan: x, y, dx and dy must all be given, of one shape and type");
 	op->x = x;
 	op->y = y;
 	op->dx = dx;
@@ -1131,30 +1307,16 @@ bk_bn_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int relu,
 	op->rvar = running_var;
 	op->eps = eps < CUDNN_BN_MIN_EPSILON ? CUDNN_BN_MIN_EPSILON : eps;
 	op->momentum = momentum;
-	op->fused = relu && G.act_dt == CUDNN_DATA_HALF && x->c % 4 == 0;
 	op->mode = G.act_fmt == CUDNN_TENSOR_NHWC ? CUDNN_BATCHNORM_SPATIAL_PERSISTENT
 						   : CUDNN_BATCHNORM_SPATIAL;
-	op->bnops = op->fused ? CUDNN_BATCHNORM_OPS_BN_ACTIVATION : CUDNN_BATCHNORM_OPS_BN;
 	CUDNN_CHECK(cudnnCreateTensorDescriptor(&op->pdesc));
 	CUDNN_CHECK(cudnnDeriveBNTensorDescriptor(op->pdesc, x->desc, op->mode));
-	if (op->fused) {
-		CUDNN_CHECK(cudnnCreateActivationDescriptor(&op->act));
-		CUDNN_CHECK(cudnnSetActivationDescriptor(op->act, CUDNN_ACTIVATION_RELU,
-							 CUDNN_PROPAGATE_NAN, 0.0));
-	}
 	op->save_mean = (float *)dev_alloc(c * sizeof(float));
 	op->save_inv = (float *)dev_alloc(c * sizeof(float));
-	CUDNN_CHECK(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(
-		G.dnn, op->mode, op->bnops, x->desc, NULL, y->desc, op->pdesc, op->act,
-		&op->fwd_ws));
-	CUDNN_CHECK(cudnnGetBatchNormalizationBackwardExWorkspaceSize(
-		G.dnn, op->mode, op->bnops, x->desc, y->desc, dy->desc, NULL, dx->desc, op->pdesc,
-		op->act, &op->bwd_ws));
-	CUDNN_CHECK(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(
-		G.dnn, op->mode, op->bnops, op->act, x->desc, &op->reserve_size));
-	if (op->reserve_size)
-		op->reserve = dev_alloc(op->reserve_size);
-	ws_reserve(op->fwd_ws > op->bwd_ws ? op->fwd_ws : op->bwd_ws);
+	bn_configure(op, 0);
+	if (G.nbn == MAX_BN)
+		die("bn plan: more than %d batch norms", MAX_BN);
+	G.bn[G.nbn++] = op;
 	return op;
 }
 
@@ -1167,8 +1329,8 @@ bk_bn_forward(bk_op *op)
 	CUDNN_CHECK(cudnnBatchNormalizationForwardTrainingEx(
 		G.dnn, op->mode, op->bnops, &one, &zero, op->x->desc, op->x->p, NULL, NULL,
 		op->y->desc, op->y->p, op->pdesc, op->gamma, op->beta, op->momentum, op->rmean,
-		op->rvar, op->eps, op->save_mean, op->save_inv, op->act, G.ws, op->fwd_ws,
-		op->reserve, op->reserve_size));
+		op->rvar, op->eps, op->save_mean, op->save_inv, op->fused ? op->act : NULL, G.ws,
+		op->fwd_ws, op->reserve, op->reserve_size));
 	if (op->relu && !op->fused) {
 		size_t n = elems(op->y);
 		ACT_DISPATCH(op->y->dt, (k_relu<T><<<blocks(n), THREADS, 0, G.stream>>>(
@@ -1181,25 +1343,27 @@ extern "C" void
 bk_bn_backward(bk_op *op)
 {
 	float one = 1.0f, zero = 0.0f;
+	const bk_tensor *x = op->x;
 
 	ws_finalize();
 	if (op->relu && !op->fused) {
 		/* dy is this layer's own gradient: nothing reads it after us. */
-		size_t n = elems(op->y);
-		ACT_DISPATCH(op->y->dt,
-			     (k_relu_back<T><<<blocks(n), THREADS, 0, G.stream>>>(
-				     (const T *)op->y->p, (const T *)op->dy->p, (T *)op->dy->p, n)));
+		ACT_DISPATCH(x->dt, (k_bn_relu_back<T><<<blocks(elems(x)), THREADS, 0, G.stream>>>(
+					     (const T *)x->p, (T *)op->dy->p, op->save_mean,
+					     op->save_inv, op->gamma, op->beta, elems(x), x->c,
+					     (size_t)x->h * x->w, x->fmt == CUDNN_TENSOR_NHWC)));
 		CUDA_LAUNCH_CHECK();
 	}
+	/* y only for the fused ReLU (PyTorch passes none for plain BN). */
 	CUDNN_CHECK(cudnnBatchNormalizationBackwardEx(
-		G.dnn, op->mode, op->bnops, &one, &zero, &one, &zero, op->x->desc, op->x->p,
-		op->y->desc, op->y->p, op->dy->desc, op->dy->p, NULL, NULL, op->dx->desc,
-		op->dx->p, op->pdesc, op->gamma, op->beta, op->dgamma, op->dbeta, op->eps,
-		op->save_mean, op->save_inv, op->act, G.ws, op->bwd_ws, op->reserve,
-		op->reserve_size));
+		G.dnn, op->mode, op->bnops, &one, &zero, &one, &zero, x->desc, x->p,
+		op->fused ? op->y->desc : NULL, op->fused ? op->y->p : NULL, op->dy->desc,
+		op->dy->p, NULL, NULL, op->dx->desc, op->dx->p, op->pdesc, op->gamma, op->beta,
+		op->dgamma, op->dbeta, op->eps, op->save_mean, op->save_inv,
+		op->fused ? op->act : NULL, G.ws, op->bwd_ws, op->reserve, op->reserve_size));
 	if (G.scaling) {
-		bk_cuda_check_finite(op->dgamma, (size_t)op->x->c);
-		bk_cuda_check_finite(op->dbeta, (size_t)op->x->c);
+		bk_cuda_check_finite(op->dgamma, (size_t)x->c);
+		bk_cuda_check_finite(op->dbeta, (size_t)x->c);
 	}
 }
 
@@ -1283,36 +1447,46 @@ bk_maxpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k,
 {
 	bk_op *op = op_new(OP_MAXPOOL);
 
+	if (k * k > 256 || pad >= k || gpu_conv_out(x->h, k, stride, pad) != y->h ||
+	    gpu_conv_out(x->w, k, stride, pad) != y->w || x->c != y->c || x->n != y->n ||
+	    x->dt != y->dt || x->fmt != y->fmt)
+		die("maxpool plan: %dx%d kernel %d stride %d pad %d does not give %dx%d", x->h,
+		    x->w, k, stride, pad, y->h, y->w);
 	op->x = x;
 	op->y = y;
 	op->dx = dx;
 	op->dy = dy;
-	CUDNN_CHECK(cudnnCreatePoolingDescriptor(&op->pool));
-	CUDNN_CHECK(cudnnSetPooling2dDescriptor(op->pool, CUDNN_POOLING_MAX,
-						CUDNN_PROPAGATE_NAN, k, k, pad, pad, stride,
-						stride));
+	op->k = k;
+	op->stride = stride;
+	op->pad = pad;
+	op->arg = (uint8_t *)dev_alloc(elems(y));
 	return op;
 }
 
 extern "C" void
 bk_maxpool_forward(bk_op *op)
 {
-	float one = 1.0f, zero = 0.0f;
+	const bk_tensor *x = op->x, *y = op->y;
 
-	CUDNN_CHECK(cudnnPoolingForward(G.dnn, op->pool, &one, op->x->desc, op->x->p, &zero,
-					op->y->desc, op->y->p));
+	ACT_DISPATCH(x->dt, (k_maxpool<T><<<blocks(elems(y)), THREADS, 0, G.stream>>>(
+				     (const T *)x->p, (T *)y->p, op->arg, x->n, x->c, x->h, x->w,
+				     y->h, y->w, op->k, op->stride, op->pad,
+				     x->fmt == CUDNN_TENSOR_NHWC)));
+	CUDA_LAUNCH_CHECK();
 }
 
 extern "C" void
 bk_maxpool_backward(bk_op *op)
 {
-	float one = 1.0f, zero = 0.0f;
+	const bk_tensor *dx = op->dx, *dy = op->dy;
 
-	if (!op->dx)
+	if (!dx)
 		return;
-	CUDNN_CHECK(cudnnPoolingBackward(G.dnn, op->pool, &one, op->y->desc, op->y->p,
-					 op->dy->desc, op->dy->p, op->x->desc, op->x->p, &zero,
-					 op->dx->desc, op->dx->p));
+	ACT_DISPATCH(dx->dt, (k_maxpool_back<T><<<blocks(elems(dx)), THREADS, 0, G.stream>>>(
+				      (const T *)dy->p, op->arg, (T *)dx->p, dx->n, dx->c, dx->h,
+				      dx->w, dy->h, dy->w, op->k, op->stride, op->pad,
+				      dx->fmt == CUDNN_TENSOR_NHWC)));
+	CUDA_LAUNCH_CHECK();
 }
 
 extern "C" bk_op *
@@ -1469,6 +1643,22 @@ bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothing, f
 	for (int i = 0; i < n; i++)
 		sum += G.loss_host[i];
 	return (float)(sum / n);
+}
+
+/* backend.h's overflow check: waits for the answer (the backend's own loss
+ * scaling does not need it: its check and skip stay on the device). */
+extern "C" int
+bk_all_finite(const float *x, size_t n)
+{
+	if (n == 0)
+		return 1;
+	CUDA_CHECK(cudaMemsetAsync(G.check, 0, sizeof(int), G.stream));
+	k_check_finite<<<blocks(n), THREADS, 0, G.stream>>>(x, n, G.check);
+	CUDA_LAUNCH_CHECK();
+	CUDA_CHECK(cudaMemcpyAsync(G.check_host, G.check, sizeof(int), cudaMemcpyDeviceToHost,
+				   G.stream));
+	CUDA_CHECK(cudaStreamSynchronize(G.stream));
+	return *G.check_host == 0;
 }
 
 extern "C" void

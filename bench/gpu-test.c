@@ -13,6 +13,8 @@
  *   layout n c h w         NCHW -> NHWC index of each element, in NCHW order,
  *                          and whether both maps are inverse bijections
  *   weights k c r s        OIHW -> KRSC likewise
+ *   pool in k s pad        each input position's covering windows, checked
+ *                          against every window's span
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,7 +26,7 @@
 
 static const char *usage_text =
     "usage: bench-gpu-test lossscale [-s scale] | buckets cap first_cap | dedup | "
-    "tol precision | layout n c h w | weights k c r s";
+    "tol precision | layout n c h w | weights k c r s | pool in k s pad";
 
 static void
 usage(void)
@@ -184,6 +186,34 @@ static size_t nhwc_nchw(size_t i, size_t c, size_t h, size_t w) { return gpu_nhw
 static size_t oihw_krsc(size_t i, size_t c, size_t r, size_t s) { return gpu_oihw_to_krsc(i, c, r, s); }
 static size_t krsc_oihw(size_t i, size_t c, size_t r, size_t s) { return gpu_krsc_to_oihw(i, c, r, s); }
 
+/* gpu_pool_range for every input position, against brute force. */
+static int
+run_pool(int in, int k, int s, int pad)
+{
+	int out = gpu_conv_out(in, k, s, pad), bad = 0;
+
+	for (int i = 0; i < in; i++) {
+		int lo, hi, blo = out, bhi = -1;
+
+		gpu_pool_range(i, k, s, pad, out, &lo, &hi);
+		for (int o = 0; o < out; o++) {
+			if (o * s - pad <= i && i <= o * s - pad + k - 1) {
+				blo = o < blo ? o : blo;
+				bhi = o;
+			}
+		}
+		if (in <= 16)
+			printf("%d:%d-%d", i, lo, hi);
+		if (in <= 16)
+			putchar(i + 1 < in ? ' ' : '\n');
+		if (bhi < 0 ? lo <= hi : lo != blo || hi != bhi)
+			bad++;
+	}
+	printf("pool in=%d k=%d s=%d pad=%d out=%d: %s\n", in, k, s, pad, out,
+	    bad ? "WRONG windows" : "windows ok");
+	return bad != 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -226,6 +256,9 @@ main(int argc, char **argv)
 		else
 			rc = run_layout("oihw->krsc", d[0] * d[1] * d[2] * d[3], d[1], d[2], d[3],
 			    oihw_krsc, krsc_oihw);
+	} else if (strcmp(argv[1], "pool") == 0 && argc == 6) {
+		rc = run_pool((int)num("in", argv[2], 1, 1 << 16), (int)num("k", argv[3], 1, 64),
+		    (int)num("s", argv[4], 1, 64), (int)num("pad", argv[5], 0, 63));
 	} else {
 		usage();
 	}

@@ -63,6 +63,22 @@ gpu_oihw_to_krsc(size_t i, size_t c, size_t r, size_t s)
 	return ((ki * r + ri) * s + si) * c + ci;
 }
 
+/*
+ * Max pooling's backward as a gather: the outputs whose k-wide window
+ * (stride s, padding pad) covers input position i are lo .. hi inclusive
+ * (lo > hi: none), clipped to [0, out).
+ */
+static inline GPUPLAN_HD void
+gpu_pool_range(int i, int k, int s, int pad, int out, int *lo, int *hi)
+{
+	int first = i + pad - k + 1; /* o * s >= first */
+
+	*lo = first <= 0 ? 0 : (first + s - 1) / s;
+	*hi = (i + pad) / s;
+	if (*hi > out - 1)
+		*hi = out - 1;
+}
+
 /* ---- convolution shapes ---------------------------------------------- */
 
 /* One convolution as cuDNN sees it (batch included). */

@@ -256,6 +256,20 @@ oihw->krsc: 12 elements, bijection, inverse ok" ]
 	[ "$output" = "oihw->krsc: 16384 elements, bijection, inverse ok" ]
 }
 
+@test "max pooling's backward gathers from exactly the windows that cover each input" {
+	run -0 bench-gpu-test pool 8 3 2 1
+	[ "$output" = "0:0-0 1:0-1 2:1-1 3:1-2 4:2-2 5:2-3 6:3-3 7:3-3
+pool in=8 k=3 s=2 pad=1 out=4: windows ok" ]
+	# ResNet50's max pool at 224 and 64 px; a position no window reaches
+	run -0 bench-gpu-test pool 112 3 2 1
+	[ "$output" = "pool in=112 k=3 s=2 pad=1 out=56: windows ok" ]
+	run -0 bench-gpu-test pool 32 3 2 1
+	[ "$output" = "pool in=32 k=3 s=2 pad=1 out=16: windows ok" ]
+	run -0 bench-gpu-test pool 9 2 2 0
+	[ "${lines[0]}" = "0:0-0 1:0-0 2:1-1 3:1-1 4:2-2 5:2-2 6:3-3 7:3-3 8:4-3" ]
+	[ "${lines[1]}" = "pool in=9 k=2 s=2 pad=0 out=4: windows ok" ]
+}
+
 # ---- check-gpu's comparison ---------------------------------------------------------------
 
 # mkexport DIR GRADSCALE FACTOR: a tiny export directory (2 tensors); the
