@@ -26,6 +26,9 @@ int comm_nodes(void);      /* number of distinct hosts */
 #define COMM_MAX_PENDING 64
 void comm_allreduce_start(float *buf, size_t count);
 void comm_allreduce_wait_all(void);
+/* Let started sums progress (MPI moves non-blocking collectives only inside
+ * MPI calls); called after every layer of backward. May do nothing. */
+void comm_poll(void);
 
 /* Small host-side collectives. */
 double comm_max(double v); /* max over ranks, result on every rank */

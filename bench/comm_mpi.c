@@ -72,8 +72,14 @@ void comm_allreduce_start(float *buf, size_t count)
 	}
 	MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, MPI_FLOAT, MPI_SUM,
 				 MPI_COMM_WORLD, &reqs[npending++]));
+	comm_poll();
+}
+
+void comm_poll(void)
+{
 	int done;
-	MPI_CHECK(MPI_Testall(npending, reqs, &done, MPI_STATUSES_IGNORE));
+	if (npending)
+		MPI_CHECK(MPI_Testall(npending, reqs, &done, MPI_STATUSES_IGNORE));
 }
 
 void comm_allreduce_wait_all(void)

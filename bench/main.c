@@ -212,6 +212,7 @@ static void buckets_plan(buckets *b, const model *m, double mb)
 static void bucket_ready(void *ctx, size_t off)
 {
 	buckets *b = ctx;
+	comm_poll();
 	while (b->next < b->n && b->lo[b->next] >= off) {
 		comm_allreduce_start(b->grads + b->lo[b->next], b->hi[b->next] - b->lo[b->next]);
 		b->next++;
