@@ -11,10 +11,16 @@ bats_require_minimum_version 1.5.0
 RIG="$BATS_TEST_DIRNAME/rig"
 
 setup_file() {
-	[ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
-	command -v ip >/dev/null && ip netns list >/dev/null 2>&1 ||
-		skip "ip netns is not available"
-	command -v mpicc >/dev/null || skip "mpicc is not installed"
+	# Bats 1.8 cannot skip from setup_file: each test skips with the reason.
+	export RIG_SKIP=
+	if [ "$(id -u)" -ne 0 ]; then
+		RIG_SKIP="needs root for network namespaces"
+	elif ! command -v ip >/dev/null || ! ip netns list >/dev/null 2>&1; then
+		RIG_SKIP="ip netns (iproute2) is not available"
+	elif ! command -v mpicc >/dev/null || ! command -v mpirun >/dev/null; then
+		RIG_SKIP="Open MPI (mpicc, mpirun) is not installed"
+	fi
+	[ -z "$RIG_SKIP" ] || return 0
 	export RIGDIR="$BATS_FILE_TMPDIR/rig"
 	mkdir -p "$RIGDIR"
 	# 4 hosts with 2 slots each; down.sh also undoes a half-built rig.
@@ -24,11 +30,14 @@ setup_file() {
 }
 
 teardown_file() {
-	[ -z "${RIGDIR:-}" ] || "$RIG/down.sh" "$RIGDIR"
+	if [ -n "${RIGDIR:-}" ]; then
+		"$RIG/down.sh" "$RIGDIR"
+	fi
 }
 
 setup() {
 	common_setup
+	[ -z "$RIG_SKIP" ] || skip "$RIG_SKIP"
 	# shellcheck source=/dev/null
 	. "$RIGDIR/env"
 	NET=$DLBENCH_RIG_NET

@@ -14,6 +14,7 @@ while read -r what name; do
 	netns)
 		if ip netns pids "$name" >/dev/null 2>&1; then
 			pids=$(ip netns pids "$name")
+			# shellcheck disable=SC2086 # one word per pid
 			[ -z "$pids" ] || kill -KILL $pids 2>/dev/null
 			ip netns del "$name" 2>/dev/null
 		fi
