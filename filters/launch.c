@@ -26,7 +26,10 @@
  * gets SIGINT, SIGTERM or SIGHUP, the group gets SIGTERM (mpirun then stops
  * the ranks on every host), and GRACE_S seconds later every process still
  * descending from launch gets SIGKILL. launch is a child subreaper: nothing
- * the job started outlives it, and it exits only when all are reaped.
+ * the job started outlives it, and it exits only when all are reaped; and
+ * if launch is killed outright the job gets SIGTERM (parent-death signal).
+ * Before mpirun starts, the first N hosts of -H must answer on TCP port 22
+ * (a refusal counts as an answer), so that a dead host is named at once.
  *
  * Exit: the command's status (mpirun's: non-zero when any rank failed);
  * 128+n when it died of signal n; 124 at the timeout; 128+n when launch was
