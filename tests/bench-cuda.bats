@@ -429,6 +429,19 @@ ROW='^ {0,11}[0-9]+ {1,12}[0-9]+ {1,12}[0-9]+\.[0-9]{2} {1,10}[0-9]+\.[0-9]{3} {
 	[ "$(awk 'NR > 2 { print $1 }' <<<"$output" | tr '\n' ' ')" = "1024 2048 4096 " ]
 }
 
+@test "bench --allreduce under mpirun -np 2 prints the probe's table" {
+	run --separate-stderr bench --allreduce --max-bytes 4096 --iters 2 --warmup 1
+	if [ "$status" -eq 2 ] && [ "$stderr" = "bench: unknown option '--allreduce'" ]; then
+		skip "bench's main.c does not have --allreduce yet (doc/gpu.md)"
+	fi
+	run -0 --separate-stderr mpirun -np 2 bench --allreduce --max-bytes 4096 --iters 2 --warmup 1
+	[ "${lines[0]}" = "# bench allreduce backend=cpu-onednn ranks=2 nodes=1 iters=2 warmup=1 type=float op=sum" ]
+	[ "${lines[1]}" = "#      bytes        count      time_us  algbw_GBs  busbw_GBs" ]
+	[ "${#lines[@]}" -eq 4 ]
+	[[ "${lines[2]}" =~ $ROW ]] && [[ "${lines[3]}" =~ $ROW ]]
+	[ "$(awk 'NR > 2 { print $1 }' <<<"$output" | tr '\n' ' ')" = "1024 4096 " ]
+}
+
 @test "the probe's flags are checked" {
 	run -2 --separate-stderr bench-allreduce --iters 0
 	[ "$stderr" = "bench: --iters: '0' is not an integer in [1, 1000000]" ]
