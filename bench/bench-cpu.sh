@@ -13,7 +13,9 @@
 # Knobs (environment): REPEAT (1), ITERS (30), WARMUP (10), BATCH (16),
 # SIZES ("224 112"), PRECISIONS ("fp32 amp"), THREADS (all cores), BENCH
 # (bin/bench), PEAK (bin/peak), PYTHON (/usr/bin/python3), JEMALLOC, LOGS
-# (build/bench-cpu), LAYOUTS ("nchw cl": PyTorch memory formats tried).
+# (build/bench-cpu), LAYOUTS ("nchw cl": PyTorch memory formats tried),
+# REPORT_ONLY (non-empty: run nothing, print the table from the complete logs
+# already in LOGS, e.g. of a run cut short).
 set -eu -o pipefail
 export LC_ALL=C
 
@@ -45,8 +47,13 @@ if [ -r "$JEMALLOC" ]; then preload=$JEMALLOC; else
 fi
 mkdir -p "$LOGS"
 # A rebuild of bin/bench during the run must not mix two versions in one table.
-bench_id="$(git -C "$root" describe --always --dirty 2>/dev/null || echo '?') ($BENCH)"
-cp "$BENCH" "$LOGS/bench.bin"
+if [ -z "${REPORT_ONLY:-}" ]; then
+	echo "$(git -C "$root" describe --always --dirty 2>/dev/null || echo '?') ($BENCH)" \
+		>"$LOGS/bench.id"
+	cp "$BENCH" "$LOGS/bench.bin"
+	cut -d' ' -f1-3 /proc/loadavg >"$LOGS/load.before"
+fi
+bench_id=$(cat "$LOGS/bench.id" 2>/dev/null || echo '?')
 BENCH=$LOGS/bench.bin
 export OMP_NUM_THREADS=$THREADS
 
@@ -96,25 +103,37 @@ run_torch() { # px prec layout rep -> log path
 	echo "$log"
 }
 
-echo "$prog: roof: $PEAK (single oneDNN convolutions of ResNet50's shapes, batch 16)" >&2
-"$PEAK" -b 16 -n 5 >"$LOGS/peak.txt" 2>"$LOGS/peak.err" || die "peak failed: $(tail -n 1 "$LOGS/peak.err")"
+if [ -z "${REPORT_ONLY:-}" ]; then
+	echo "$prog: roof: $PEAK (single oneDNN convolutions of ResNet50's shapes, batch 16)" >&2
+	"$PEAK" -b 16 -n 5 >"$LOGS/peak.txt" 2>"$LOGS/peak.err" ||
+		die "peak failed: $(tail -n 1 "$LOGS/peak.err")"
+fi
 roof_fp32=$(awk '$1 == "roof" && $2 == "fp32" { print $3 }' "$LOGS/peak.txt")
 roof_bf16=$(awk '$1 == "roof" && $2 == "bf16" { print $3 }' "$LOGS/peak.txt")
 [ -n "$roof_fp32" ] && [ -n "$roof_bf16" ] || die "$LOGS/peak.txt: no roof lines"
 
-load0=$(cut -d' ' -f1-3 /proc/loadavg)
 declare -A R M # R[tool,px,prec] = rates (one per line), M[...] = peak MB
+# add TOOL PX PREC LOG: one run's figures, or none when REPORT_ONLY finds no
+# complete log (a run cut short).
+add() {
+	if [ -n "${REPORT_ONLY:-}" ] && ! grep -q '^# end ' "$4" 2>/dev/null; then
+		return 0
+	fi
+	R[$1,$2,$3]+="$(rate "$4")"$'\n'
+	M[$1,$2,$3]+="$(peak_mb "$4")"$'\n'
+}
 for rep in $(seq 1 "$REPEAT"); do
 	for px in $SIZES; do
 		for prec in $PRECISIONS; do
-			log=$(run_bench "$px" "$prec" "$rep")
-			R[bench,$px,$prec]+="$(rate "$log")"$'\n'
-			M[bench,$px,$prec]+="$(peak_mb "$log")"$'\n'
+			if [ -n "${REPORT_ONLY:-}" ]; then log=$LOGS/bench_${px}_${prec}_$rep.log
+			else log=$(run_bench "$px" "$prec" "$rep"); fi
+			add bench "$px" "$prec" "$log"
 			((have_torch)) || continue
 			for lay in $LAYOUTS; do
-				log=$(run_torch "$px" "$prec" "$lay" "$rep")
-				R[$lay,$px,$prec]+="$(rate "$log")"$'\n'
-				M[$lay,$px,$prec]+="$(peak_mb "$log")"$'\n'
+				if [ -n "${REPORT_ONLY:-}" ]; then
+					log=$LOGS/pytorch_${px}_${prec}_${lay}_$rep.log
+				else log=$(run_torch "$px" "$prec" "$lay" "$rep"); fi
+				add "$lay" "$px" "$prec" "$log"
 			done
 		done
 	done
@@ -126,12 +145,13 @@ medm() { printf '%s' "${M[$1]-}" | median; }
 # backward-data, backward-weights; a multiply-add counts 2).
 gflop_per_image() { awk -v p="$1" 'BEGIN { printf "%.4f\n", 24.5 * (p / 224) ^ 2 }'; }
 
-echo "# bench-cpu $(date -u +%Y-%m-%dT%H:%MZ): $(nproc) cores, $THREADS threads, batch $BATCH," \
+echo "# bench-cpu $(date -u -r "$LOGS/peak.txt" +%Y-%m-%dT%H:%MZ)${REPORT_ONLY:+ (report of logs)}: $(nproc) cores, $THREADS threads, batch $BATCH," \
 	"$ITERS iterations ($WARMUP warm-up), median of $REPEAT run(s)"
 echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'); oneDNN roof (bin/peak):" \
 	"fp32 $roof_fp32 GFLOP/s, bf16 $roof_bf16 GFLOP/s"
 echo "# bench: $bench_id;" \
-	"load average before: $load0, after: $(cut -d' ' -f1-3 /proc/loadavg)"
+	"load average before: $(cat "$LOGS/load.before" 2>/dev/null || echo '?'), after:" \
+	"$(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# PyTorch: $("$PYTHON" -c 'import torch; print(torch.__version__)' 2>/dev/null || echo none)," \
 	"${preload:+jemalloc, }best of: $LAYOUTS; logs in $LOGS"
 echo
@@ -145,8 +165,11 @@ for px in $SIZES; do
 		b=$(med "bench,$px,$prec") bm=$(medm "bench,$px,$prec")
 		roof=$roof_fp32
 		[ "$prec" = amp ] && roof=$roof_bf16
-		gf=$(awk -v r="$b" -v g="$gpi" 'BEGIN { printf "%.1f", r * g }')
-		pct=$(awk -v a="$gf" -v r="$roof" 'BEGIN { printf "%.1f", 100 * a / r }')
+		gf=- pct=-
+		if [ "$b" != - ]; then
+			gf=$(awk -v r="$b" -v g="$gpi" 'BEGIN { printf "%.1f", r * g }')
+			pct=$(awk -v a="$gf" -v r="$roof" 'BEGIN { printf "%.1f", 100 * a / r }')
+		fi
 		nchw=$(med "nchw,$px,$prec") cl=$(med "cl,$px,$prec")
 		best=- bt=- btm=-
 		for lay in $LAYOUTS; do
