@@ -276,6 +276,12 @@ compare(int argc, char **argv)
 	}
 	if (n == 0)
 		die("%s/manifest.tsv: no parameters", ref);
+	int moved = 0;
+	for (size_t i = 0; i < n2 && !moved; i++)
+		moved = pb[i] != 0.0f;
+	if (!moved)
+		printf("step: %s/params_after.f32 equals params.f32: the update was skipped "
+		    "(an fp16 overflow at this loss scale?)\n", test);
 	per_tensor("grad norm ratio", gn, names, n, tol.norm_median, tol.norm_worst);
 	per_tensor("grad direction", gd, names, n, 0, tol.dir_worst);
 	per_tensor("step norm ratio", sn, names, n, tol.norm_median, tol.norm_worst);

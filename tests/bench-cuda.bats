@@ -324,6 +324,15 @@ check-gpu fp32: ok" ]
 	[ "${lines[3]}" = "grad direction       median 1.000e+00, worst 2.000e+00 (bn1.weight) not judged" ]
 }
 
+@test "gpucheck says so when the GPU skipped its update" {
+	mkexport "$BATS_TEST_TMPDIR/a" 1 1
+	mkexport "$BATS_TEST_TMPDIR/b" 1 1
+	cp "$BATS_TEST_TMPDIR/b/params.f32" "$BATS_TEST_TMPDIR/b/params_after.f32"
+	run -1 gpucheck compare amp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	[ "${lines[2]}" = "step: $BATS_TEST_TMPDIR/b/params_after.f32 equals params.f32: the update was skipped (an fp16 overflow at this loss scale?)" ]
+	[ "${lines[7]}" = "check-gpu amp: FAIL" ]
+}
+
 @test "gpucheck's tolerances per precision" {
 	run -0 bench-gpu-test tol fp32
 	[ "$output" = "logits=0.001 loss=0.001 norm_median=0.005 norm_worst=0.05 dir_worst=0.15" ]
