@@ -25,8 +25,9 @@ for key in 2n1g_b1_fp32 2n2g_b1_fp32 4n1g_b1_fp32; do
 		t1=$(date +%s.%N)
 		times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')")
 	done
-	med=$(printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}')
-	printf '%-14s %s ranks  median %.2f s  (runs: %s)\n' "${key%%_*}" \
-		"$(( ${key%%n*} * $(echo "$key" | sed 's/^[0-9]*n\([0-9]*\)g.*/\1/') ))" "$med" \
+	med=$(printf '%s\n' "${times[@]}" | sort -g |
+		awk '{ a[NR] = $1 } END { print NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
+	case=${key%%_*} nodes=${key%%n*} gpus=${case#*n}
+	printf '%-6s %s ranks  median %.2f s  (runs: %s)\n' "$case" "$((nodes * ${gpus%g}))" "$med" \
 		"$(printf '%.2f ' "${times[@]}")"
 done
