@@ -1632,7 +1632,9 @@ bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothing, f
 		G.loss_cap = n;
 	}
 	settle();
-	k_softmax_ce<<<blocks((size_t)n), THREADS, 0, G.stream>>>(
+	/* A row per thread (mathk.h's serial row, double sums): 32-thread blocks
+	 * spread the rows over the SMs. */
+	k_softmax_ce<<<(unsigned)((n + 31) / 32), 32, 0, G.stream>>>(
 		(const float *)logits->p, labels, n, k, smoothing, scale * G.ls.scale,
 		(float *)dlogits->p, G.loss_rows);
 	CUDA_LAUNCH_CHECK();
