@@ -209,15 +209,30 @@ k_to_nchw(const T *src, float *dst, int n, int c, int h, int w, int nhwc)
 	}
 }
 
-/* Weights fp32 OIHW -> T in KRSC (cuDNN's NHWC filter layout). */
+/* Weights fp32 OIHW -> T in KRSC (cuDNN's NHWC filter layout), input
+ * channels padded with zeros from c to cpad. */
 template <typename T>
 static __global__ void
-k_weight_cast(const float *w, T *w16, int k, int c, int r, int s)
+k_weight_cast(const float *w, T *w16, int k, int c, int cpad, int r, int s)
 {
-	size_t total = (size_t)k * c * r * s;
+	size_t total = (size_t)k * cpad * r * s;
 
 	GRID_STRIDE(i, total) {
-		w16[i] = from_f<T>(w[gpu_krsc_to_oihw(i, c, r, s)]);
+		size_t j = gpu_krsc_to_oihw_pad(i, c, cpad, r, s);
+		w16[i] = from_f<T>(j == GPU_PAD ? 0.0f : w[j]);
+	}
+}
+
+/* The fp32 NCHW image -> T NHWC with its channels padded with zeros to cpad. */
+template <typename T>
+static __global__ void
+k_image_cast(const float *x, T *xs, int n, int c, int cpad, int h, int w)
+{
+	size_t total = (size_t)n * cpad * h * w;
+
+	GRID_STRIDE(i, total) {
+		size_t j = gpu_nhwc_pad_to_nchw(i, c, cpad, h, w);
+		xs[i] = from_f<T>(j == GPU_PAD ? 0.0f : x[j]);
 	}
 }
 
@@ -225,12 +240,12 @@ k_weight_cast(const float *w, T *w16, int k, int c, int r, int s)
  * (flag NULL: no loss scaling, nothing to check). */
 template <typename T>
 static __global__ void
-k_wgrad_cast(const T *dw16, float *dw, int k, int c, int r, int s, int *flag)
+k_wgrad_cast(const T *dw16, float *dw, int k, int c, int cpad, int r, int s, int *flag)
 {
 	size_t total = (size_t)k * c * r * s;
 
 	GRID_STRIDE(i, total) {
-		float v = to_f<T>(dw16[gpu_oihw_to_krsc(i, c, r, s)]);
+		float v = to_f<T>(dw16[gpu_oihw_to_krsc_pad(i, c, cpad, r, s)]);
 		dw[i] = v;
 		if (flag && !isfinite(v))
 			*flag = 1;
@@ -835,6 +850,7 @@ struct bk_op {
 	bk_tensor *x, *x2, *y, *dx, *dx2, *dy;
 	/* conv */
 	int k, stride, pad, accumulate, cin, cout;
+	int cpad;             /* input channels as cuDNN sees them (the image: 3 -> 4) */
 	const float *w;
 	float *dw;
 	cudnnFilterDescriptor_t wdesc;
@@ -1116,29 +1132,32 @@ bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k, in
 	    x->n != y->n)
 		die("conv plan: %dx%d input, kernel %d stride %d pad %d does not give %dx%d",
 		    x->h, x->w, k, stride, pad, y->h, y->w);
+	op->cpad = op->cin;
 	if (x->dt != y->dt) {
 		/* The network input: fp32 NCHW cast once per step into the
-		 * activation type and layout. */
+		 * activation type and layout, its channels padded to a multiple
+		 * of 4 for cuDNN's NHWC fp16 kernels. */
 		if (x->kind != BK_IMAGE || dx)
 			die("conv plan: input type differs from output type");
-		op->xs = dev_alloc(elems(x) * G.act_size);
+		op->cpad = (x->c + 3) / 4 * 4;
+		op->xs = dev_alloc((size_t)x->n * op->cpad * x->h * x->w * G.act_size);
 		CUDNN_CHECK(cudnnCreateTensorDescriptor(&op->xsdesc));
-		CUDNN_CHECK(cudnnSetTensor4dDescriptor(op->xsdesc, G.act_fmt, G.act_dt, x->n, x->c,
-						       x->h, x->w));
+		CUDNN_CHECK(cudnnSetTensor4dDescriptor(op->xsdesc, G.act_fmt, G.act_dt, x->n,
+						       op->cpad, x->h, x->w));
 	}
 	CUDNN_CHECK(cudnnCreateFilterDescriptor(&op->wdesc));
-	CUDNN_CHECK(cudnnSetFilter4dDescriptor(op->wdesc, G.act_dt, G.act_fmt, op->cout, op->cin,
+	CUDNN_CHECK(cudnnSetFilter4dDescriptor(op->wdesc, G.act_dt, G.act_fmt, op->cout, op->cpad,
 					       k, k));
 	CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&op->cdesc));
 	CUDNN_CHECK(cudnnSetConvolution2dDescriptor(op->cdesc, pad, pad, stride, stride, 1, 1,
 						    CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
 	if (lowp) {
-		size_t nw = (size_t)op->cout * op->cin * k * k;
+		size_t nw = (size_t)op->cout * op->cpad * k * k;
 		op->w16 = dev_alloc(nw * G.act_size);
 		op->dw16 = dev_alloc(nw * G.act_size);
 	}
 
-	struct gpu_conv_shape s = {x->n, x->c, x->h, x->w, y->c, k, k, stride, pad,
+	struct gpu_conv_shape s = {x->n, op->cpad, x->h, x->w, y->c, k, k, stride, pad,
 				   G.precision};
 	int i = gpu_conv_lookup(G.shapes, G.nshapes, &s);
 	if (i < 0) {
@@ -1159,17 +1178,19 @@ bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k, in
 static void
 conv_prepare_lowp(bk_op *op)
 {
-	size_t nw = (size_t)op->cout * op->cin * op->k * op->k;
+	size_t nw = (size_t)op->cout * op->cpad * op->k * op->k;
 
 	if (op->xs) {
-		size_t n = elems(op->x);
-		ACT_DISPATCH(G.act_dt, (k_from_nchw<T><<<blocks(n), THREADS, 0, G.stream>>>(
-					       (const float *)op->x->p, (T *)op->xs, op->x->n,
-					       op->x->c, op->x->h, op->x->w, 1)));
+		const bk_tensor *x = op->x;
+		size_t n = (size_t)x->n * op->cpad * x->h * x->w;
+		ACT_DISPATCH(G.act_dt, (k_image_cast<T><<<blocks(n), THREADS, 0, G.stream>>>(
+					       (const float *)x->p, (T *)op->xs, x->n, x->c,
+					       op->cpad, x->h, x->w)));
 		CUDA_LAUNCH_CHECK();
 	}
 	ACT_DISPATCH(G.act_dt, (k_weight_cast<T><<<blocks(nw), THREADS, 0, G.stream>>>(
-				       op->w, (T *)op->w16, op->cout, op->cin, op->k, op->k)));
+				       op->w, (T *)op->w16, op->cout, op->cin, op->cpad, op->k,
+				       op->k)));
 	CUDA_LAUNCH_CHECK();
 }
 
@@ -1219,7 +1240,7 @@ bk_conv_backward_weights(bk_op *op)
 		size_t nw = (size_t)op->cout * op->cin * op->k * op->k;
 		ACT_DISPATCH(G.act_dt, (k_wgrad_cast<T><<<blocks(nw), THREADS, 0, G.stream>>>(
 					       (const T *)op->dw16, op->dw, op->cout, op->cin,
-					       op->k, op->k, G.scaling ? G.flag : NULL)));
+					       op->cpad, op->k, op->k, G.scaling ? G.flag : NULL)));
 		CUDA_LAUNCH_CHECK();
 	}
 }

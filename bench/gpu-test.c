@@ -12,7 +12,11 @@
  *   tol precision          prints the check-gpu tolerances
  *   layout n c h w         NCHW -> NHWC index of each element, in NCHW order,
  *                          and whether both maps are inverse bijections
- *   weights k c r s        OIHW -> KRSC likewise
+ *   weights k c r s [cpad] OIHW -> KRSC likewise; with cpad, KRSC's channels
+ *                          padded to cpad: the map back hits every OIHW
+ *                          weight once and padding elsewhere
+ *   image n c cpad h w     the image's NHWC copy padded to cpad channels:
+ *                          every NCHW value once, the rest padding
  *   pool in k s pad        each input position's covering windows, checked
  *                          against every window's span
  */
@@ -26,7 +30,8 @@
 
 static const char *usage_text =
     "usage: bench-gpu-test lossscale [-s scale] | buckets cap first_cap | dedup | "
-    "tol precision | layout n c h w | weights k c r s | pool in k s pad";
+    "tol precision | layout n c h w | weights k c r s [cpad] | image n c cpad h w | "
+    "pool in k s pad";
 
 static void
 usage(void)
@@ -214,6 +219,55 @@ run_pool(int in, int k, int s, int pad)
 	return bad != 0;
 }
 
+/* Padded KRSC (cpad channels) against OIHW (c): every OIHW index reached
+ * exactly once from KRSC, the rest padding, and the forward map inverse. */
+static int
+run_pad(size_t k, size_t c, size_t cpad, size_t r, size_t s)
+{
+	size_t total = k * cpad * r * s, real = k * c * r * s, pads = 0, bad = 0;
+	unsigned char *seen = calloc(real ? real : 1, 1);
+
+	if (!seen)
+		die(0, "out of memory");
+	for (size_t i = 0; i < total; i++) {
+		size_t j = gpu_krsc_to_oihw_pad(i, c, cpad, r, s);
+		if (j == GPU_PAD)
+			pads++;
+		else if (j >= real || seen[j]++ || gpu_oihw_to_krsc_pad(j, c, cpad, r, s) != i)
+			bad++;
+	}
+	for (size_t j = 0; j < real; j++)
+		bad += !seen[j];
+	printf("oihw->krsc c=%zu padded to %zu: %zu weights, %zu padding, %s\n", c, cpad, real, pads,
+	    bad ? "NOT one to one" : "one to one, inverse ok");
+	free(seen);
+	return bad != 0;
+}
+
+static int
+run_image(size_t n, size_t c, size_t cpad, size_t h, size_t w)
+{
+	size_t total = n * cpad * h * w, real = n * c * h * w, pads = 0, bad = 0;
+	unsigned char *seen = calloc(real ? real : 1, 1);
+
+	if (!seen)
+		die(0, "out of memory");
+	for (size_t i = 0; i < total; i++) {
+		size_t j = gpu_nhwc_pad_to_nchw(i, c, cpad, h, w);
+		if (j == GPU_PAD)
+			pads++;
+		else if (j >= real || seen[j]++ ||
+		    (c == cpad && gpu_nchw_to_nhwc(j, c, h, w) != i))
+			bad++;
+	}
+	for (size_t j = 0; j < real; j++)
+		bad += !seen[j];
+	printf("image c=%zu padded to %zu: %zu values, %zu padding, %s\n", c, cpad, real, pads,
+	    bad ? "NOT one to one" : "one to one");
+	free(seen);
+	return bad != 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -256,6 +310,26 @@ main(int argc, char **argv)
 		else
 			rc = run_layout("oihw->krsc", d[0] * d[1] * d[2] * d[3], d[1], d[2], d[3],
 			    oihw_krsc, krsc_oihw);
+	} else if (strcmp(argv[1], "weights") == 0 && argc == 7) {
+		size_t d[5];
+
+		for (int i = 0; i < 5; i++)
+			d[i] = (size_t)num("dimension", argv[2 + i], 1, 1 << 16);
+		if (d[2] < d[1]) {
+			fprintf(stderr, "bench-gpu-test: cpad %zu is less than c %zu\n", d[2], d[1]);
+			return 2;
+		}
+		rc = run_pad(d[0], d[1], d[2], d[3], d[4]);
+	} else if (strcmp(argv[1], "image") == 0 && argc == 7) {
+		size_t d[5];
+
+		for (int i = 0; i < 5; i++)
+			d[i] = (size_t)num("dimension", argv[2 + i], 1, 1 << 16);
+		if (d[2] < d[1]) {
+			fprintf(stderr, "bench-gpu-test: cpad %zu is less than c %zu\n", d[2], d[1]);
+			return 2;
+		}
+		rc = run_image(d[0], d[1], d[2], d[3], d[4]);
 	} else if (strcmp(argv[1], "pool") == 0 && argc == 6) {
 		rc = run_pool((int)num("in", argv[2], 1, 1 << 16), (int)num("k", argv[3], 1, 64),
 		    (int)num("s", argv[4], 1, 64), (int)num("pad", argv[5], 0, 63));

@@ -45,22 +45,53 @@ gpu_nchw_to_nhwc(size_t i, size_t c, size_t h, size_t w)
 	return ((ni * h + hi) * w + wi) * c + ci;
 }
 
-/* OIHW index of the weight at KRSC index i (k outputs, c inputs, r x s). */
+/*
+ * Weights. cpad >= c: KRSC with its input channels padded to cpad (cuDNN's
+ * NHWC fp16 kernels want the 3 channels of the image padded to 4; PyTorch
+ * and NVIDIA's examples do the same). GPU_PAD: a padding position.
+ */
+#define GPU_PAD ((size_t)-1)
+
+/* OIHW index of the weight at padded-KRSC index i, or GPU_PAD. */
+static inline GPUPLAN_HD size_t
+gpu_krsc_to_oihw_pad(size_t i, size_t c, size_t cpad, size_t r, size_t s)
+{
+	size_t ci = i % cpad, si = (i / cpad) % s, ri = (i / (cpad * s)) % r;
+	size_t ki = i / (cpad * s * r);
+
+	return ci >= c ? GPU_PAD : ((ki * c + ci) * r + ri) * s + si;
+}
+
+/* Padded-KRSC index of the weight at OIHW index i. */
+static inline GPUPLAN_HD size_t
+gpu_oihw_to_krsc_pad(size_t i, size_t c, size_t cpad, size_t r, size_t s)
+{
+	size_t si = i % s, ri = (i / s) % r, ci = (i / (s * r)) % c, ki = i / (s * r * c);
+
+	return ((ki * r + ri) * s + si) * cpad + ci;
+}
+
+/* Unpadded (cpad = c): OIHW index of the weight at KRSC index i. */
 static inline GPUPLAN_HD size_t
 gpu_krsc_to_oihw(size_t i, size_t c, size_t r, size_t s)
 {
-	size_t ci = i % c, si = (i / c) % s, ri = (i / (c * s)) % r, ki = i / (c * s * r);
-
-	return ((ki * c + ci) * r + ri) * s + si;
+	return gpu_krsc_to_oihw_pad(i, c, c, r, s);
 }
 
 /* KRSC index of the weight at OIHW index i. */
 static inline GPUPLAN_HD size_t
 gpu_oihw_to_krsc(size_t i, size_t c, size_t r, size_t s)
 {
-	size_t si = i % s, ri = (i / s) % r, ci = (i / (s * r)) % c, ki = i / (s * r * c);
+	return gpu_oihw_to_krsc_pad(i, c, c, r, s);
+}
 
-	return ((ki * r + ri) * s + si) * c + ci;
+/* The fp32 NCHW image at NHWC index i of its cpad-channel copy, or GPU_PAD. */
+static inline GPUPLAN_HD size_t
+gpu_nhwc_pad_to_nchw(size_t i, size_t c, size_t cpad, size_t h, size_t w)
+{
+	size_t ci = i % cpad, p = i / cpad, wi = p % w, hi = (p / w) % h, ni = p / (w * h);
+
+	return ci >= c ? GPU_PAD : ((ni * c + ci) * h + hi) * w + wi;
 }
 
 /*

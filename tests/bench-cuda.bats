@@ -256,6 +256,17 @@ oihw->krsc: 12 elements, bijection, inverse ok" ]
 	[ "$output" = "oihw->krsc: 16384 elements, bijection, inverse ok" ]
 }
 
+@test "the first convolution's channels padded 3 -> 4: weights and image map one to one" {
+	run -0 bench-gpu-test weights 64 3 4 7 7
+	[ "$output" = "oihw->krsc c=3 padded to 4: 9408 weights, 3136 padding, one to one, inverse ok" ]
+	run -0 bench-gpu-test weights 2 3 4 1 2
+	[ "$output" = "oihw->krsc c=3 padded to 4: 12 weights, 4 padding, one to one, inverse ok" ]
+	run -0 bench-gpu-test image 2 3 4 64 64
+	[ "$output" = "image c=3 padded to 4: 24576 values, 8192 padding, one to one" ]
+	run -0 bench-gpu-test image 2 3 3 5 7
+	[ "$output" = "image c=3 padded to 3: 210 values, 0 padding, one to one" ]
+}
+
 @test "max pooling's backward gathers from exactly the windows that cover each input" {
 	run -0 bench-gpu-test pool 8 3 2 1
 	[ "$output" = "0:0-0 1:0-1 2:1-1 3:1-2 4:2-2 5:2-3 6:3-3 7:3-3
