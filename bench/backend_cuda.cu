@@ -1328,8 +1328,11 @@ bk_bn_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int relu,
 	op->rvar = running_var;
 	op->eps = eps < CUDNN_BN_MIN_EPSILON ? CUDNN_BN_MIN_EPSILON : eps;
 	op->momentum = momentum;
-	op->mode = G.act_fmt == CUDNN_TENSOR_NHWC ? CUDNN_BATCHNORM_SPATIAL_PERSISTENT
-						   : CUDNN_BATCHNORM_SPATIAL;
+	/* Persistent kernels for fp16 NHWC, where the fused ReLU needs them and
+	 * PyTorch and MXNet use them; the plain mode elsewhere (bf16 included). */
+	op->mode = G.act_dt == CUDNN_DATA_HALF && G.act_fmt == CUDNN_TENSOR_NHWC
+			   ? CUDNN_BATCHNORM_SPATIAL_PERSISTENT
+			   : CUDNN_BATCHNORM_SPATIAL;
 	CUDNN_CHECK(cudnnCreateTensorDescriptor(&op->pdesc));
 	CUDNN_CHECK(cudnnDeriveBNTensorDescriptor(op->pdesc, x->desc, op->mode));
 	op->save_mean = (float *)dev_alloc(c * sizeof(float));
