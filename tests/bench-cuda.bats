@@ -18,6 +18,11 @@ need_cuda() {
 		skip "no CUDA toolkit with cuDNN at $CUDA_HOME"
 }
 
+# need_bin NAME: bin/NAME is built only with the CUDA toolkit
+need_bin() {
+	[ -x "$ROOT/bin/$1" ] || skip "bin/$1 not built (no CUDA toolkit, or CUDA=0)"
+}
+
 no_gpu() {
 	if "$ROOT/bin/gpucheck" devices >/dev/null 2>&1; then
 		skip "this machine has a CUDA device"
@@ -131,6 +136,7 @@ EOF
 
 @test "make check-gpu fails cleanly with no CUDA device" {
 	need_cuda
+	need_bin gpucheck
 	no_gpu
 	run -2 make check-gpu
 	grep -q '^gpucheck: no CUDA device (' <<<"$output"
@@ -139,6 +145,7 @@ EOF
 
 @test "bench-cuda says there is no CUDA device and exits 1" {
 	need_cuda
+	need_bin bench-cuda
 	no_gpu
 	run -1 --separate-stderr bench-cuda --batch 2 --image 32 --classes 10 --iters 1
 	[[ "$stderr" =~ ^bench:\ no\ CUDA\ device\ \(.*\)$ ]]
@@ -146,6 +153,7 @@ EOF
 
 @test "bench-cuda-allreduce says there is no CUDA device and exits 1" {
 	need_cuda
+	need_bin bench-cuda-allreduce
 	no_gpu
 	run -1 --separate-stderr bench-cuda-allreduce --max-bytes 4096
 	[[ "$stderr" =~ ^bench:\ no\ CUDA\ device\ \(.*\)$ ]]
@@ -308,6 +316,7 @@ EOF
 }
 
 @test "gpucheck compare passes exports within rounding and unscales amp's gradients" {
+	need_bin gpucheck
 	mkexport "$BATS_TEST_TMPDIR/a" 1 1
 	mkexport "$BATS_TEST_TMPDIR/b" 65536 1.0005
 	run -0 gpucheck compare -g 65536 fp32 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
@@ -321,6 +330,7 @@ check-gpu fp32: ok" ]
 }
 
 @test "gpucheck compare fails a gradient twice too large, and a sign flip" {
+	need_bin gpucheck
 	mkexport "$BATS_TEST_TMPDIR/a" 1 1
 	mkexport "$BATS_TEST_TMPDIR/b" 1 2
 	run -1 gpucheck compare fp32 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
@@ -336,6 +346,7 @@ check-gpu fp32: ok" ]
 }
 
 @test "gpucheck says so when the GPU skipped its update" {
+	need_bin gpucheck
 	mkexport "$BATS_TEST_TMPDIR/a" 1 1
 	mkexport "$BATS_TEST_TMPDIR/b" 1 1
 	cp "$BATS_TEST_TMPDIR/b/params.f32" "$BATS_TEST_TMPDIR/b/params_after.f32"
@@ -356,6 +367,7 @@ check-gpu fp32: ok" ]
 @test "two correct fp32 implementations pass check-gpu's fp32 bounds: bench CPU and PyTorch" {
 	/usr/bin/python3 -c 'import torch, torchvision, numpy' 2>/dev/null ||
 		skip "python3-torch not installed"
+	need_bin gpucheck
 	a="$BATS_TEST_TMPDIR/cpu" b="$BATS_TEST_TMPDIR/torch"
 	mkdir -p "$a"
 	run -0 --separate-stderr bench --export "$a" --batch 8 --image 64 --classes 10 --seed 7 \
@@ -395,6 +407,7 @@ EOF
 }
 
 @test "gpucheck compare refuses exports of different weights" {
+	need_bin gpucheck
 	mkexport "$BATS_TEST_TMPDIR/a" 1 0
 	mkexport "$BATS_TEST_TMPDIR/b" 1 0
 	printf '\0\0\0\0' >>"$BATS_TEST_TMPDIR/b/params.f32"
