@@ -157,10 +157,11 @@ gpu-objs: $(BENCH_CUDA_OBJS) $(BIN)/gpucheck
 
 # bin/bench-cuda: bench's trainer (everything of bin/bench but the CPU backend
 # and MPI comm) with the CUDA backend and NCCL comm. Linked by the C compiler:
-# the .cu objects need libcudart and libstdc++ only.
+# the .cu objects need libcudart and libstdc++ only (-fopenmp: bench's own
+# objects are compiled with it).
 BENCH_CUDA_MAIN_OBJ := $(filter-out $(OBJ)/bench/backend_cpu.o $(OBJ)/bench/comm_mpi.o,$(BENCH_OBJ))
 $(BIN)/bench-cuda: $(BENCH_CUDA_MAIN_OBJ) $(BENCH_CUDA_OBJS) | $(BIN)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CUDA_LDLIBS) $(BENCH_MPI_LIBS) -lstdc++ -lm
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CUDA_LDLIBS) $(BENCH_MPI_LIBS) -fopenmp -lstdc++ -lm
 
 $(BIN)/bench-cuda-allreduce: $(PROBE_OBJS) $(BENCH_CUDA_OBJS) | $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CUDA_LDLIBS) $(BENCH_MPI_LIBS) -lstdc++ -lm
@@ -178,7 +179,8 @@ CHECK_GPU_DIR := $(OBJ)/check-gpu
 check-gpu: $(BIN)/gpucheck
 	$(BIN)/gpucheck devices
 	$(MAKE) --no-print-directory $(BIN)/bench $(BIN)/bench-cuda
-	rm -rf $(CHECK_GPU_DIR) && mkdir -p $(CHECK_GPU_DIR)
+	rm -rf $(CHECK_GPU_DIR)
+	mkdir -p $(CHECK_GPU_DIR)/cpu $(CHECK_GPU_DIR)/fp32 $(CHECK_GPU_DIR)/amp
 	$(BIN)/bench --export $(CHECK_GPU_DIR)/cpu --precision fp32 $(CHECK_GPU_FLAGS) >/dev/null
 	$(BIN)/bench-cuda --export $(CHECK_GPU_DIR)/fp32 --precision fp32 $(CHECK_GPU_FLAGS) >/dev/null
 	$(BIN)/bench-cuda --export $(CHECK_GPU_DIR)/amp --precision amp --loss-scale 128 \
