@@ -61,6 +61,17 @@ endif
 endif
 endif
 
+# An architecture this nvcc cannot build for is a clear error, not nvcc's
+# "Unsupported gpu architecture" halfway through the build.
+ifdef CUDA_FOUND
+cuda_supported := $(patsubst compute_%,%,$(shell $(NVCC) --list-gpu-arch 2>/dev/null))
+cuda_bad_arch := $(filter-out $(cuda_supported),$(CUDA_ARCH))
+ifneq ($(and $(cuda_supported),$(cuda_bad_arch)),)
+$(error CUDA_ARCH: $(cuda_bad_arch) not supported by $(NVCC), which builds for \
+$(cuda_supported); sm_70 (V100) needs CUDA 12 or older: CUDA_HOME=/usr/local/cuda-12.x)
+endif
+endif
+
 # ---- flags -----------------------------------------------------------------
 
 , := ,

@@ -71,12 +71,17 @@ setup() {
 	[[ "$line" == *"-Xcompiler -Wall,-Wextra,-Werror"* ]]
 }
 
-@test "CUDA_ARCH picks the architectures (sm_70 for older toolkits)" {
+@test "CUDA_ARCH picks the architectures; one nvcc cannot build for is a clear error" {
 	need_cuda
-	run -0 make -n -W bench/backend_cuda.cu CUDA_ARCH="70 75" build/bench/backend_cuda.o
+	run -0 make -n -W bench/backend_cuda.cu CUDA_ARCH="75 80" build/bench/backend_cuda.o
 	line="$(grep 'nvcc .*backend_cuda.cu' <<<"$output")"
-	[[ "$line" == *"-gencode arch=compute_70,code=sm_70 -gencode arch=compute_75,code=sm_75 -gencode arch=compute_75,code=compute_75 "* ]]
-	! [[ "$line" == *sm_80* ]]
+	[[ "$line" == *"-gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_80,code=compute_80 "* ]]
+	! [[ "$line" == *sm_86* ]]
+	if "$CUDA_HOME/bin/nvcc" --list-gpu-arch | grep -qx compute_70; then
+		skip "this nvcc still builds for sm_70"
+	fi
+	run -2 make -n CUDA_ARCH="70 75" build/bench/backend_cuda.o
+	[[ "$output" == *"CUDA_ARCH: 70 not supported by $CUDA_HOME/bin/nvcc, which builds for 75 80"*"; sm_70 (V100) needs CUDA 12 or older: CUDA_HOME=/usr/local/cuda-12.x.  Stop."* ]]
 }
 
 @test "the CUDA backend, NCCL comm and probe compile and link with warnings as errors" {
