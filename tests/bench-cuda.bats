@@ -165,6 +165,28 @@ EOF
 	[ "$output" = "" ]
 }
 
+@test "a failing CUDA, cuDNN, cuBLAS or NCCL call prints one located line and exits 1" {
+	need_cuda
+	need_bin bench-cuda
+	no_gpu
+	x="$BATS_TEST_TMPDIR/checks"
+	flags="$(make -s -p -n CUDA_ARCH=80 bin/bench-gpu-test 2>/dev/null | sed -n 's/^NVCCFLAGS := //p')"
+	cd "$FIXTURES/bench-cuda"
+	run -0 "$CUDA_HOME/bin/nvcc" $flags -I"$ROOT/bench" -o "$x" checks.cu \
+		"$ROOT/build/bench/backend_cuda.o" "$ROOT/build/bench/lossscale.o" \
+		"$ROOT/build/bench/gpuplan.o" -lcudnn -lcublas -lnccl -Xlinker -rpath \
+		-Xlinker "$CUDA_HOME/lib64"
+	run -1 --separate-stderr "$x" cuda
+	[[ "$stderr" =~ ^bench:\ cuda\ error\ at\ checks\.cu:20:\ .+$ ]]
+	run -1 --separate-stderr "$x" cudnn
+	[[ "$stderr" =~ ^bench:\ cudnn\ error\ at\ checks\.cu:23:\ CUDNN_STATUS_[A-Z_]+$ ]]
+	run -1 --separate-stderr "$x" cublas
+	[[ "$stderr" =~ ^bench:\ cublas\ error\ at\ checks\.cu:26:\ .+$ ]]
+	run -1 --separate-stderr "$x" nccl
+	[[ "$stderr" =~ ^bench:\ nccl\ error\ at\ checks\.cu:30:\ .+$ ]]
+	[ "${#stderr_lines[@]}" -eq 1 ]
+}
+
 # ---- loss scale -------------------------------------------------------------------
 
 @test "dynamic loss scale: starts at 2^16, doubles after 2000 clean steps" {
