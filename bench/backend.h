@@ -39,7 +39,14 @@ typedef struct bk_config {
 	int threads;    /* compute threads (CPU); 0 = backend default */
 	int local_rank; /* rank on this node: picks the device (CUDA) */
 	int verbose;    /* 1: print the chosen implementations on stderr */
+	int layout;     /* activation layout: enum bk_layout */
 } bk_config;
+
+enum bk_layout {
+	BK_LAYOUT_DEFAULT, /* the backend's choice */
+	BK_LAYOUT_BLOCKED, /* channel blocks (oneDNN nChw16c) */
+	BK_LAYOUT_NHWC,    /* channels last */
+};
 
 /* Start-up and shut-down. bk_init exits 2 with a clear message when the
  * precision is not supported by this machine ("bench: --precision amp: ..."). */

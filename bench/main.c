@@ -23,7 +23,7 @@
 
 typedef struct config {
 	int describe, batch, image, classes, iters, warmup, threads, lr_warmup, shard, verbose;
-	int precision;
+	int precision, layout;
 	long long seed;
 	double lr, momentum, weight_decay, label_smoothing, bucket_mb;
 	const char *export_dir;
@@ -33,8 +33,8 @@ static const char usage_text[] =
 	"usage: bench [--describe] [--batch B] [--precision fp32|tf32|amp|bf16]\n"
 	"             [--image PX] [--classes K] [--iters N] [--warmup W] [--threads T]\n"
 	"             [--seed S] [--lr X] [--momentum X] [--weight-decay X] [--label-smoothing X]\n"
-	"             [--lr-warmup N] [--shard R] [--bucket-mb X] [--verbose]\n"
-	"             [--export DIR]\n";
+	"             [--lr-warmup N] [--shard R] [--bucket-mb X] [--layout blocked|nhwc]\n"
+	"             [--verbose] [--export DIR]\n";
 
 static void usage(void)
 {
@@ -103,7 +103,8 @@ static void parse(config *c, int argc, char **argv)
 		static const char *valued[] = {"--batch", "--precision", "--image", "--classes",
 					       "--iters", "--warmup", "--threads", "--seed", "--lr",
 					       "--momentum", "--weight-decay", "--label-smoothing",
-					       "--lr-warmup", "--shard", "--bucket-mb", "--export"};
+					       "--lr-warmup", "--shard", "--bucket-mb", "--export",
+					       "--layout"};
 		int known = 0;
 		for (size_t j = 0; j < sizeof valued / sizeof valued[0]; j++)
 			known |= !strcmp(f, valued[j]);
@@ -147,6 +148,16 @@ static void parse(config *c, int argc, char **argv)
 			c->bucket_mb = num_flag(f, v, 0.001, 1e6);
 		else if (!strcmp(f, "--export"))
 			c->export_dir = v;
+		else if (!strcmp(f, "--layout")) {
+			if (!strcmp(v, "blocked"))
+				c->layout = BK_LAYOUT_BLOCKED;
+			else if (!strcmp(v, "nhwc"))
+				c->layout = BK_LAYOUT_NHWC;
+			else {
+				fprintf(stderr, "bench: --layout: '%s' is not blocked or nhwc\n", v);
+				comm_abort(2);
+			}
+		}
 		else if (!strcmp(f, "--precision")) {
 			static const char *names[] = {"fp32", "tf32", "amp", "bf16"};
 			static const int values[] = {BK_FP32, BK_TF32, BK_AMP, BK_BF16};
@@ -332,7 +343,7 @@ int main(int argc, char **argv)
 		c.lr = 0.1 * c.batch * size / 256.0;
 
 	bk_config bc = {.precision = c.precision, .threads = c.threads,
-			.local_rank = comm_local_rank(), .verbose = c.verbose};
+			.local_rank = comm_local_rank(), .verbose = c.verbose, .layout = c.layout};
 	bk_init(&bc);
 	model_build(&m, c.batch, c.image, c.classes);
 	model_plan(&m);
