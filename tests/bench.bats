@@ -148,3 +148,17 @@ B="$FIXTURES/bench"
 		[[ "$stderr" == "bench: --precision amp: this CPU has neither AVX512_BF16 nor AMX"* ]]
 	fi
 }
+
+@test "blocked and channels-last layouts give the same first loss" {
+	a="--image 64 --batch 4 --classes 10 --iters 1"
+	run -0 bash -c "bench $a --layout nhwc 2>/dev/null | grep ^iter= | sed 's/.*loss=\([^ ]*\).*/\1/'"
+	l1="$output"
+	run -0 bash -c "bench $a --layout blocked 2>/dev/null | grep ^iter= | sed 's/.*loss=\([^ ]*\).*/\1/'"
+	l2="$output"
+	awk -v a="$l1" -v b="$l2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 1 && d <= 2e-4 * a) }'
+}
+
+@test "an unknown --layout is a usage error" {
+	run -2 --separate-stderr bench --layout nchw
+	[ "$stderr" = "bench: --layout: 'nchw' is not blocked or nhwc" ]
+}
