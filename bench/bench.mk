@@ -19,3 +19,7 @@ $(BIN)/bench: $(BENCH_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(BENCH_LIBS)
 
 all: $(BIN)/bench
+
+# `make bench-cpu` (bench against PyTorch on this CPU) lives in its own
+# fragment, owned with the benchmark.
+include $(wildcard bench/bench-cpu.mk)
