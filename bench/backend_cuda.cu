@@ -550,6 +550,12 @@ bk_init(const bk_config *cfg)
 			G.precision);
 		exit(2);
 	}
+	if (cfg->layout == BK_LAYOUT_BLOCKED) {
+		fprintf(stderr, "bench: --layout blocked: the CUDA backend has NCHW and NHWC only\n");
+		exit(2);
+	}
+	/* Default: NHWC for fp16 and bf16 (tensor cores), NCHW for fp32 and
+	 * tf32; --layout nhwc asks for NHWC everywhere. */
 	switch (G.precision) {
 	case BK_AMP:
 		G.act_dt = CUDNN_DATA_HALF;
@@ -563,7 +569,7 @@ bk_init(const bk_config *cfg)
 		break;
 	default:
 		G.act_dt = CUDNN_DATA_FLOAT;
-		G.act_fmt = CUDNN_TENSOR_NCHW;
+		G.act_fmt = cfg->layout == BK_LAYOUT_NHWC ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
 		G.act_size = 4;
 	}
 	CUDA_CHECK(cudaStreamCreateWithFlags(&G.stream, cudaStreamNonBlocking));
@@ -1114,7 +1120,9 @@ bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k, in
 	     int pad, const float *w, float *dw, int accumulate)
 {
 	bk_op *op = op_new(OP_CONV);
-	int lowp = G.act_dt != CUDNN_DATA_FLOAT;
+	/* NHWC (amp, bf16, --layout nhwc) wants KRSC filters: the OIHW fp32
+	 * weights are cast into a copy each forward and the gradient back. */
+	int krsc = G.act_fmt == CUDNN_TENSOR_NHWC;
 
 	op->x = x;
 	op->y = y;
@@ -1133,10 +1141,10 @@ bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k, in
 		die("conv plan: %dx%d input, kernel %d stride %d pad %d does not give %dx%d",
 		    x->h, x->w, k, stride, pad, y->h, y->w);
 	op->cpad = op->cin;
-	if (x->dt != y->dt) {
+	if (x->dt != y->dt || x->fmt != y->fmt) {
 		/* The network input: fp32 NCHW cast once per step into the
 		 * activation type and layout, its channels padded to a multiple
-		 * of 4 for cuDNN's NHWC fp16 kernels. */
+		 * of 4 for cuDNN's NHWC kernels. */
 		if (x->kind != BK_IMAGE || dx)
 			die("conv plan: input type differs from output type");
 		op->cpad = (x->c + 3) / 4 * 4;
@@ -1151,7 +1159,7 @@ bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k, in
 	CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&op->cdesc));
 	CUDNN_CHECK(cudnnSetConvolution2dDescriptor(op->cdesc, pad, pad, stride, stride, 1, 1,
 						    CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-	if (lowp) {
+	if (krsc) {
 		size_t nw = (size_t)op->cout * op->cpad * k * k;
 		op->w16 = dev_alloc(nw * G.act_size);
 		op->dw16 = dev_alloc(nw * G.act_size);
@@ -1176,7 +1184,7 @@ bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k, in
 }
 
 static void
-conv_prepare_lowp(bk_op *op)
+conv_prepare_krsc(bk_op *op)
 {
 	size_t nw = (size_t)op->cout * op->cpad * op->k * op->k;
 
@@ -1202,7 +1210,7 @@ bk_conv_forward(bk_op *op)
 
 	ws_finalize();
 	if (op->w16)
-		conv_prepare_lowp(op);
+		conv_prepare_krsc(op);
 	CUDNN_CHECK(cudnnSetConvolutionMathType(op->cdesc, a->fwd_math));
 	CUDNN_CHECK(cudnnConvolutionForward(G.dnn, &one, conv_xdesc(op), conv_x(op), op->wdesc,
 					    conv_w(op), op->cdesc, a->fwd, G.ws, a->fwd_ws, &zero,
