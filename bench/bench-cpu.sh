@@ -5,12 +5,13 @@
 # pipelines/pytorch_synthetic.py (NCHW and channels_last, jemalloc preloaded,
 # the same threads), each REPEAT times, interleaved; bin/peak measures the
 # oneDNN convolution roof first. Prints a table on stdout: images/s (median
-# of the repeats, each the mean rate of the iterations after the warm-up),
+# of the repeats, each from the iterations after the warm-up, see STAT),
 # bench's achieved GFLOP/s and its fraction of the roof, peak resident memory,
 # PyTorch's best layout; then the targets of issue 3, each PASS or MISS.
 # Logs are kept in LOGS. Progress goes to stderr.
 #
-# Knobs (environment): REPEAT (1), ITERS (30), WARMUP (10), BATCH (16),
+# Knobs (environment): STAT (median: images/s from the median step time of
+# the timed iterations; mean: from their total time), REPEAT (1), ITERS (30), WARMUP (10), BATCH (16),
 # SIZES ("224 112"), PRECISIONS ("fp32 amp"), THREADS (all cores), BENCH
 # (bin/bench), PEAK (bin/peak), PYTHON (/usr/bin/python3), JEMALLOC, LOGS
 # (build/bench-cpu), LAYOUTS ("nchw cl": PyTorch memory formats tried),
@@ -23,13 +24,14 @@ prog=bench-cpu
 root=$(cd "$(dirname "$0")/.." && pwd)
 REPEAT=${REPEAT:-1} ITERS=${ITERS:-30} WARMUP=${WARMUP:-10} BATCH=${BATCH:-16}
 SIZES=${SIZES:-224 112} PRECISIONS=${PRECISIONS:-fp32 amp} LAYOUTS=${LAYOUTS:-nchw cl}
-THREADS=${THREADS:-$(nproc)}
+THREADS=${THREADS:-$(nproc)} STAT=${STAT:-median}
 BENCH=${BENCH:-$root/bin/bench} PEAK=${PEAK:-$root/bin/peak} PYTHON=${PYTHON:-/usr/bin/python3}
 JEMALLOC=${JEMALLOC:-/usr/lib/x86_64-linux-gnu/libjemalloc.so.2}
 LOGS=${LOGS:-$root/build/bench-cpu}
 TORCH_SCRIPT=$root/pipelines/pytorch_synthetic.py
 
 die() { echo "$prog: $*" >&2; exit 1; }
+case $STAT in median | mean) ;; *) echo "$prog: STAT=$STAT: want median or mean" >&2; exit 2 ;; esac
 for v in REPEAT ITERS WARMUP BATCH THREADS; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "$prog: $v=${!v}: not a positive integer" >&2; exit 2; }
 done
@@ -59,8 +61,10 @@ export OMP_NUM_THREADS=$THREADS
 
 # rate LOG: mean images/s over the iterations after WARMUP (samples / time).
 rate() {
-	# samples of a step = samples_per_s x step_s (all ranks).
-	awk -v w="$WARMUP" -v f="$1" '
+	# samples of a step = samples_per_s x step_s (all ranks). STAT=median:
+	# samples / the median step time, robust to other work on a shared
+	# machine stalling a few steps; STAT=mean: samples / total time.
+	awk -v w="$WARMUP" -v f="$1" -v stat="$STAT" '
 		/^iter=/ {
 			it = 0; st = 0; sp = 0
 			for (i = 1; i <= NF; i++) { split($i, kv, "=")
@@ -68,11 +72,14 @@ rate() {
 				else if (kv[1] == "step_s") st = kv[2] + 0
 				else if (kv[1] == "samples_per_s") sp = kv[2] + 0 }
 			if (it <= w) next
-			t += st; s += sp * st; n++
+			t += st; s += sp * st; n++; step[n] = st
 		}
 		END {
 			if (n == 0 || t <= 0) { printf "%s: %s: no iterations after the warm-up\n", "bench-cpu", f > "/dev/stderr"; exit 1 }
-			printf "%.2f\n", s / t
+			if (stat == "mean") { printf "%.2f\n", s / t; exit }
+			for (i = 2; i <= n; i++) { v = step[i]; for (j = i - 1; j >= 1 && step[j] > v; j--) step[j + 1] = step[j]; step[j + 1] = v }
+			m = n % 2 ? step[(n + 1) / 2] : (step[n / 2] + step[n / 2 + 1]) / 2
+			printf "%.2f\n", s / n / m
 		}' "$1"
 }
 
@@ -146,7 +153,7 @@ medm() { printf '%s' "${M[$1]-}" | median; }
 gflop_per_image() { awk -v p="$1" 'BEGIN { printf "%.4f\n", 24.5 * (p / 224) ^ 2 }'; }
 
 echo "# bench-cpu $(date -u -r "$LOGS/peak.txt" +%Y-%m-%dT%H:%MZ)${REPORT_ONLY:+ (report of logs)}: $(nproc) cores, $THREADS threads, batch $BATCH," \
-	"$ITERS iterations ($WARMUP warm-up), median of $REPEAT run(s)"
+	"$ITERS iterations ($WARMUP warm-up), images/s from the $STAT step, median of $REPEAT run(s)"
 echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'); oneDNN roof (bin/peak):" \
 	"fp32 $roof_fp32 GFLOP/s, bf16 $roof_bf16 GFLOP/s"
 echo "# bench: $bench_id;" \
