@@ -2,7 +2,7 @@
 # data parallel over MPI. Objects in build/bench/, binary bin/bench.
 # Needs libdnnl-dev and libopenmpi-dev; the MPI flags come from mpicc.
 
-BENCH_SRC := main model backend_cpu comm_mpi
+BENCH_SRC := main model backend_cpu comm_mpi probe
 BENCH_OBJ := $(patsubst %,$(OBJ)/bench/%.o,$(BENCH_SRC))
 BENCH_HDR := $(wildcard bench/*.h)
 MPICC := mpicc

@@ -20,10 +20,22 @@
 #include "backend.h"
 #include "comm.h"
 #include "model.h"
+#include "probe.h"
+
+/* The CUDA backend's extras (bench/cuda_check.h). Weak: the CPU build links
+ * without them, and main needs no #ifdef. */
+extern void bk_cuda_set_loss_scale(float scale) __attribute__((weak));
+extern double bk_cuda_peak_mem_mb(void) __attribute__((weak));
+extern void bk_cuda_step_begin(void) __attribute__((weak));
+extern double bk_cuda_step_end(void) __attribute__((weak));
+extern float bk_cuda_loss_scale(void) __attribute__((weak));
+extern long bk_cuda_skipped_steps(void) __attribute__((weak));
 
 typedef struct config {
 	int describe, batch, image, classes, iters, warmup, threads, lr_warmup, shard, verbose;
-	int precision, layout;
+	int precision, layout, allreduce, warmup_given;
+	float loss_scale;
+	struct probe_config probe;
 	long long seed;
 	double lr, momentum, weight_decay, label_smoothing, bucket_mb;
 	const char *export_dir;
@@ -34,7 +46,9 @@ static const char usage_text[] =
 	"             [--image PX] [--classes K] [--iters N] [--warmup W] [--threads T]\n"
 	"             [--seed S] [--lr X] [--momentum X] [--weight-decay X] [--label-smoothing X]\n"
 	"             [--lr-warmup N] [--shard R] [--bucket-mb X] [--layout blocked|nhwc]\n"
-	"             [--verbose] [--export DIR]\n";
+	"             [--verbose] [--export DIR] [--loss-scale N]\n"
+	"       bench --allreduce [--min-bytes N] [--max-bytes N] [--factor 2|4] [--iters N]\n"
+	"             [--warmup W]\n";
 
 static void usage(void)
 {
@@ -84,8 +98,23 @@ static void parse(config *c, int argc, char **argv)
 		      .weight_decay = 1e-4, .label_smoothing = 0.0, .shard = -1,
 		      .bucket_mb = 25.0, .precision = BK_FP32};
 	int warmup_set = 0;
+	probe_defaults(&c->probe);
 	for (int i = 1; i < argc; i++) {
 		const char *f = argv[i];
+		if (!strcmp(f, "--allreduce")) {
+			c->allreduce = 1;
+			continue;
+		}
+		/* the probe's own flags (--iters and --warmup are bench's) */
+		if (i + 1 < argc && strcmp(f, "--iters") && strcmp(f, "--warmup")) {
+			int r = probe_flag(&c->probe, f, argv[i + 1]);
+			if (r < 0)
+				comm_abort(2);
+			if (r > 0) {
+				i++;
+				continue;
+			}
+		}
 		if (!strcmp(f, "--describe")) {
 			c->describe = 1;
 			continue;
@@ -104,7 +133,7 @@ static void parse(config *c, int argc, char **argv)
 					       "--iters", "--warmup", "--threads", "--seed", "--lr",
 					       "--momentum", "--weight-decay", "--label-smoothing",
 					       "--lr-warmup", "--shard", "--bucket-mb", "--export",
-					       "--layout"};
+					       "--layout", "--loss-scale"};
 		int known = 0;
 		for (size_t j = 0; j < sizeof valued / sizeof valued[0]; j++)
 			known |= !strcmp(f, valued[j]);
@@ -128,6 +157,7 @@ static void parse(config *c, int argc, char **argv)
 		else if (!strcmp(f, "--warmup")) {
 			c->warmup = (int)int_flag(f, v, 0, 100000000);
 			warmup_set = 1;
+			c->warmup_given = 1;
 		} else if (!strcmp(f, "--threads"))
 			c->threads = (int)int_flag(f, v, 1, 4096);
 		else if (!strcmp(f, "--seed"))
@@ -148,6 +178,8 @@ static void parse(config *c, int argc, char **argv)
 			c->bucket_mb = num_flag(f, v, 0.001, 1e6);
 		else if (!strcmp(f, "--export"))
 			c->export_dir = v;
+		else if (!strcmp(f, "--loss-scale"))
+			c->loss_scale = (float)num_flag(f, v, 1, 16777216);
 		else if (!strcmp(f, "--layout")) {
 			if (!strcmp(v, "blocked"))
 				c->layout = BK_LAYOUT_BLOCKED;
@@ -317,6 +349,17 @@ int main(int argc, char **argv)
 	int rank = comm_rank(), size = comm_size();
 	static model m;
 
+	/* launch says how many ranks the configuration has; a job that came up
+	 * with another count (a host file with too few slots, a bad srun) would
+	 * log the wrong configuration. */
+	const char *want = getenv("DLBENCH_WORLD");
+	if (want && atoi(want) != size) {
+		if (rank == 0)
+			fprintf(stderr, "bench: DLBENCH_WORLD=%s but the job has %d rank%s\n", want,
+				size, size == 1 ? "" : "s");
+		comm_abort(1);
+	}
+
 	if (c.describe) {
 		model_build(&m, c.batch, c.image, c.classes);
 		if (rank == 0)
@@ -342,9 +385,25 @@ int main(int argc, char **argv)
 	if (c.lr < 0) /* Goyal et al.: 0.1 per 256 samples of global batch */
 		c.lr = 0.1 * c.batch * size / 256.0;
 
+	if (c.loss_scale > 0) {
+		if (!bk_cuda_set_loss_scale || c.precision != BK_AMP) {
+			fprintf(stderr, "bench: --loss-scale: only with --precision amp on CUDA\n");
+			comm_abort(2);
+		}
+		bk_cuda_set_loss_scale(c.loss_scale);
+	}
 	bk_config bc = {.precision = c.precision, .threads = c.threads,
 			.local_rank = comm_local_rank(), .verbose = c.verbose, .layout = c.layout};
 	bk_init(&bc);
+	if (c.allreduce) { /* bench --allreduce: the probe, no training */
+		c.probe.iters = c.iters;
+		if (c.warmup_given)
+			c.probe.warmup = c.warmup;
+		int rc = probe_check(&c.probe) != 0 ? 2 : probe_allreduce(&c.probe, stdout);
+		bk_finalize();
+		comm_finalize();
+		return fflush(stdout) == 0 && !ferror(stdout) ? rc : 1;
+	}
 	model_build(&m, c.batch, c.image, c.classes);
 	model_plan(&m);
 
@@ -397,6 +456,8 @@ int main(int argc, char **argv)
 	double timed = 0.0;
 	for (int it = 1; it <= c.iters; it++) {
 		double t0 = now();
+		if (bk_cuda_step_begin)
+			bk_cuda_step_begin();
 		float loss = model_forward(&m, (float)c.label_smoothing, 1.0f / (float)global_batch);
 		bu.next = 0;
 		model_backward(&m, size > 1 ? bucket_ready : NULL, &bu);
@@ -434,7 +495,7 @@ int main(int argc, char **argv)
 		double t1 = now();
 		struct timeval tv;
 		gettimeofday(&tv, NULL);
-		double step = t1 - t0;
+		double step = bk_cuda_step_end ? bk_cuda_step_end() : t1 - t0;
 		if (it > c.warmup)
 			timed += step;
 		if (rank == 0) {
@@ -450,7 +511,11 @@ int main(int argc, char **argv)
 			export_params(c.export_dir, "params_after.f32", m.params, m.nparams);
 		}
 	}
-	long peak = (long)comm_max((double)peak_rss_mb());
+	double mine = bk_cuda_peak_mem_mb ? bk_cuda_peak_mem_mb() : (double)peak_rss_mb();
+	long peak = (long)comm_max(mine);
+	if (rank == 0 && bk_cuda_loss_scale && c.precision == BK_AMP)
+		printf("# loss_scale=%g skipped_steps=%ld\n", (double)bk_cuda_loss_scale(),
+		       bk_cuda_skipped_steps());
 	if (rank == 0) {
 		int n = c.iters - c.warmup;
 		if (c.warmup > 0 || c.iters > 1)

@@ -490,10 +490,6 @@ ROW='^ {0,11}[0-9]+ {1,12}[0-9]+ {1,12}[0-9]+\.[0-9]{2} {1,10}[0-9]+\.[0-9]{3} {
 }
 
 @test "bench --allreduce under mpirun -np 2 prints the probe's table" {
-	run --separate-stderr bench --allreduce --max-bytes 4096 --iters 2 --warmup 1
-	if [ "$status" -eq 2 ] && [ "${stderr_lines[0]}" = "bench: unknown option '--allreduce'" ]; then
-		skip "bench's main.c does not have --allreduce yet (doc/gpu.md)"
-	fi
 	run -0 --separate-stderr mpirun -np 2 bench --allreduce --max-bytes 4096 --iters 2 --warmup 1
 	[ "${lines[0]}" = "# bench allreduce backend=cpu-onednn ranks=2 nodes=1 iters=2 warmup=1 type=float op=sum" ]
 	[ "${lines[1]}" = "#      bytes        count      time_us  algbw_GBs  busbw_GBs" ]
