@@ -40,20 +40,20 @@ setup() {
 	need_cuda
 	h="$CUDA_HOME/include/cudnn_version.h"
 	v="$(sed -n 's/^#define CUDNN_MAJOR *//p' "$h").$(sed -n 's/^#define CUDNN_MINOR *//p' "$h")"
-	run -0 make -n bin/bench-gpu-test
+	run -0 make --no-print-directory -n bin/bench-gpu-test
 	[ "${lines[0]}" = "cuDNN: found $v" ]
 	[[ "${lines[1]}" =~ ^NCCL:\ found\ 2\.[0-9]+$ ]]
 }
 
 @test "CUDA=0 turns the GPU backend off and nvcc is never run" {
-	run -0 make -n CUDA=0 all
+	run -0 make --no-print-directory -n CUDA=0 all
 	[ "${lines[0]}" = "cuDNN: off (CUDA=0), GPU backend skipped" ]
 	! grep -q nvcc <<<"$output"
 	! grep -q bench-cuda <<<"$output"
 }
 
 @test "a toolkit that is not there is reported and skipped" {
-	run -0 make -n CUDA_HOME=/nonexistent all
+	run -0 make --no-print-directory -n CUDA_HOME=/nonexistent all
 	[ "${lines[0]}" = "nvcc: not found at /nonexistent/bin/nvcc" ]
 	[ "${lines[1]}" = "cuDNN: not found, GPU backend skipped" ]
 	! grep -q '/bin/nvcc -' <<<"$output"
@@ -61,7 +61,7 @@ setup() {
 
 @test "the default build targets sm_75 to sm_90 plus PTX of sm_90, warnings as errors" {
 	need_cuda
-	run -0 make -n -W bench/backend_cuda.cu build/bench/backend_cuda.o
+	run -0 make --no-print-directory -n -W bench/backend_cuda.cu build/bench/backend_cuda.o
 	line="$(grep 'nvcc .*backend_cuda.cu' <<<"$output")"
 	for a in 75 80 86 89 90; do
 		[[ "$line" == *"-gencode arch=compute_$a,code=sm_$a "* ]]
@@ -73,14 +73,14 @@ setup() {
 
 @test "CUDA_ARCH picks the architectures; one nvcc cannot build for is a clear error" {
 	need_cuda
-	run -0 make -n -W bench/backend_cuda.cu CUDA_ARCH="75 80" build/bench/backend_cuda.o
+	run -0 make --no-print-directory -n -W bench/backend_cuda.cu CUDA_ARCH="75 80" build/bench/backend_cuda.o
 	line="$(grep 'nvcc .*backend_cuda.cu' <<<"$output")"
 	[[ "$line" == *"-gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_80,code=compute_80 "* ]]
 	! [[ "$line" == *sm_86* ]]
 	if "$CUDA_HOME/bin/nvcc" --list-gpu-arch | grep -qx compute_70; then
 		skip "this nvcc still builds for sm_70"
 	fi
-	run -2 make -n CUDA_ARCH="70 75" build/bench/backend_cuda.o
+	run -2 make --no-print-directory -n CUDA_ARCH="70 75" build/bench/backend_cuda.o
 	[[ "$output" == *"CUDA_ARCH: 70 not supported by $CUDA_HOME/bin/nvcc, which builds for 75 80"*"; sm_70 (V100) needs CUDA 12 or older: CUDA_HOME=/usr/local/cuda-12.x.  Stop."* ]]
 }
 
