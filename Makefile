@@ -104,12 +104,20 @@ key_nodes = $(word 1,$(call key_parts,$(1)))
 key_gpus = $(word 2,$(call key_parts,$(1)))
 key_suffix = _b$(word 3,$(call key_parts,$(1)))_$(word 4,$(call key_parts,$(1)))
 
-# The ladder of a key: powers of two of devices per node up to G, then of
-# nodes up to N (DESIGN.md "Names").
-ladder_cases = $(shell n=$(1) g=$(2); k=1; while [ $$k -lt $$g ]; do echo 1n$${k}g; \
-	k=$$((k * 2)); done; echo 1n$${g}g; m=2; while [ $$m -lt $$n ]; do echo $${m}n$${g}g; \
-	m=$$((m * 2)); done; [ $$n -le 1 ] || echo $${n}n$${g}g)
-ladder = $(addsuffix $(call key_suffix,$(1)),$(call ladder_cases,$(call key_nodes,$(1)),$(call key_gpus,$(1))))
+# The ladders of keys, in one shell for all of them (a shell per key made
+# make -n slow with many results): for each key "KEY=L1,L2,…" where Li are
+# the keys of its ladder — powers of two of devices per node up to G, then
+# of nodes up to N (DESIGN.md "Names") — or "KEY=!" when KEY is not a key.
+comma := ,
+ladders_of = $(shell for key in $(1); do \
+	if ! printf '%s\n' "$$key" | grep -Eqx '[1-9][0-9]*n[1-9][0-9]*g_b[1-9][0-9]*_(fp32|tf32|amp|bf16|fp16)'; \
+	then echo "$$key=!"; continue; fi; \
+	n=$${key%%n*}; g=$${key#*n}; g=$${g%%g_*}; s=_$${key#*g_}; out=; k=1; \
+	while [ $$k -lt $$g ]; do out=$$out,1n$${k}g$$s; k=$$((k * 2)); done; out=$$out,1n$${g}g$$s; \
+	m=2; while [ $$m -lt $$n ]; do out=$$out,$${m}n$${g}g$$s; m=$$((m * 2)); done; \
+	[ $$n -le 1 ] || out=$$out,$${n}n$${g}g$$s; echo "$$key=$${out#,}"; done)
+ladder_from = $(subst $(comma), ,$(patsubst $(1)=%,%,$(filter $(1)=%,$(2))))
+ladder = $(call ladder_from,$(1),$(call ladders_of,$(1)))
 
 # A DLPerf tree (LOGDIR/<N>n<G>g/<model>_b<B>_<prec>_<run>.log) is read as it
 # is and never run into; ours is LOGDIR/<framework>/<key>/<run>.log.
@@ -155,7 +163,7 @@ $(RESULTS)/$(1).md $(RESULTS)/$(1).json: $(call ladder_logs,$(1)) $(FILTER_BINS)
 	@mv $$@.tmp $$@
 	@cat $$@$$(if $$(filter %.json,$$@),; echo)
 endef
-ladder_logs = $(foreach k,$(call ladder,$(1)),$(call logs_of,$(k)))
+ladder_logs = $(foreach k,$(call ladder_from,$(1),$(LADDERS)),$(call logs_of,$(k)))
 
 # compare_rule b<B>_<prec>: every framework that has logs of that batch and
 # precision, side by side (nothing is run for it).
@@ -174,12 +182,14 @@ endef
 RESULT_GOALS := $(filter $(RESULTS)/%.md $(RESULTS)/%.json,$(MAKECMDGOALS))
 RESULT_KEYS := $(sort $(filter-out compare_%,$(basename $(notdir $(RESULT_GOALS)))))
 COMPARE_KEYS := $(sort $(filter compare_%,$(basename $(notdir $(RESULT_GOALS)))))
-$(foreach k,$(RESULT_KEYS),$(if $(shell echo '$(k)' | grep -Ex '[1-9][0-9]*n[1-9][0-9]*g_b[1-9][0-9]*_(fp32|tf32|amp|bf16|fp16)'),,\
+LADDERS := $(if $(RESULT_KEYS),$(call ladders_of,$(RESULT_KEYS)))
+$(foreach k,$(RESULT_KEYS),$(if $(filter $(k)=!,$(LADDERS)),\
 	$(error $(RESULTS)/$(k): not a configuration key <N>n<G>g_b<B>_<fp32|tf32|amp|bf16|fp16>)))
 $(foreach k,$(RESULT_KEYS),$(eval $(call result_rule,$(k))))
 $(foreach k,$(COMPARE_KEYS),$(eval $(call compare_rule,$(patsubst compare_%,%,$(k)))))
 ifeq ($(DLPERF_TREE),)
-$(foreach k,$(sort $(foreach k,$(RESULT_KEYS),$(call ladder,$(k)))),$(eval $(call run_rule,$(k))))
+$(foreach k,$(sort $(foreach k,$(RESULT_KEYS),$(call ladder_from,$(k),$(LADDERS)))),\
+	$(eval $(call run_rule,$(k))))
 endif
 
 
