@@ -177,7 +177,7 @@ double gpu_norm_ratio_err(const float *a, const float *b, size_t n);
 
 /*
  * Tolerances of make check-gpu per precision ("fp32", "tf32", "amp", "bf16"),
- * set from measurements (doc/gpu.md): a random-init ResNet50's gradients are a
+ * set from measurements (README, "bench on GPUs"): a random-init ResNet50's gradients are a
  * discontinuous function of the activations (ReLU masks), so two correct fp32
  * implementations differ by ~2.5e-2 in each tensor's gradient direction,
  * while logits, loss and gradient norms agree to ~1e-5 .. 1e-2.
