@@ -122,3 +122,20 @@ make_dlperf_tree() {
 	grep -Eq '^\| 2 +\| 8 +\| 128 +\| 4096\.00 +\| 12\.80 ' "$T/results/2n8g_b128_fp32.md"
 	[ "$(grep -c '^| [0-9]' "$T/results/2n8g_b128_fp32.md")" -eq 3 ]
 }
+
+@test "COMPAT=dlperf reads the same tree with DLPerf's methods and windows" {
+	make_dlperf_tree "$T/dlperf"
+	# DLPerf drops iterations 1-5 and times kept lines 20..120 (iterations
+	# 25..125); ours times iterations 21..120. A 124-iteration log tells them apart.
+	f=$T/dlperf/1n1g/r50_b128_fp32_1.log
+	run -0 make -C "$ROOT" --no-print-directory COMPAT=dlperf LOGDIR="$T/dlperf" \
+		RESULTS="$T/results" "$T/results/1n8g_b128_fp32.json"
+	[ "$(cat "$T/results/1n8g_b128_fp32.json")" = '{"r50": {"1n1g": {"average_speed": 320.0, "batch_size_per_device": 128, "median_speed": 320.0, "speedup": 1.0}, "1n8g": {"average_speed": 2560.0, "batch_size_per_device": 128, "median_speed": 2560.0, "speedup": 8.0}}}' ]
+	head -124 "$f" > "$f.new" && mv "$f.new" "$f"
+	run -2 make -C "$ROOT" --no-print-directory COMPAT=dlperf LOGDIR="$T/dlperf" \
+		RESULTS="$T/results" "$T/results/1n8g_b128_fp32.md"
+	[[ "$output" == *"window: ngc-pytorch/1n1g_b128_fp32/1: "*"kept lines, need 120"* ]]
+	[ ! -e "$T/results/1n8g_b128_fp32.md" ]
+	run -0 make -C "$ROOT" --no-print-directory LOGDIR="$T/dlperf" \
+		RESULTS="$T/results" "$T/results/1n8g_b128_fp32.md"
+}
