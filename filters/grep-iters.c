@@ -1773,9 +1773,7 @@ int main(int argc, char *argv[])
 	while ((ch = getopt(argc, argv, "c:f:k:F:a:")) != -1) {
 		switch (ch) {
 		case 'c':
-			if (strcmp(optarg, "dlperf") != 0)
-				die_usage("-c: '%s' is not dlperf", optarg);
-			dlperf = 1;
+			dlperf = compat_flag(optarg);
 			break;
 		case 'f':
 			if (!(opt_parser = parser_find(optarg)))

@@ -104,6 +104,13 @@ long long flag_int(const char *flag, const char *s, long long min, long long max
 	return v;
 }
 
+int compat_flag(const char *s)
+{
+	if (strcmp(s, "dlperf") != 0)
+		die_usage("-c: '%s' is not dlperf", s);
+	return 1;
+}
+
 int parse_double(const char *s, double *out)
 {
 	char *end;

@@ -33,6 +33,10 @@ void finish_output(void);
  * [min, max]; otherwise a usage error naming the flag. */
 long long flag_int(const char *flag, const char *s, long long min, long long max);
 
+/* The value of -c: 1 for "dlperf" (DLPerf's own methods), else a usage
+ * error "-c: 'x' is not dlperf". */
+int compat_flag(const char *s);
+
 /* Parse the whole string as a finite double; returns 0 on success. */
 int parse_double(const char *s, double *out);
 /* Parse the whole string as a decimal integer in [min, max]; 0 on success. */

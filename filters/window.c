@@ -667,9 +667,7 @@ int main(int argc, char *argv[])
 	while ((ch = getopt(argc, argv, "c:s:n:m:")) != -1) {
 		switch (ch) {
 		case 'c':
-			if (strcmp(optarg, "dlperf") != 0)
-				die_usage("-c: '%s' is not dlperf", optarg);
-			dlperf = 1;
+			dlperf = compat_flag(optarg);
 			break;
 		case 's':
 			opt_skip = flag_int("-s", optarg, 0, 1000000000);
