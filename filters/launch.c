@@ -657,6 +657,7 @@ int main(int argc, char *argv[])
 
 	progname = "launch";
 	usage_text = "launch [-t timeout] [-H hostfile] key -- command ...";
+	opterr = 0;
 	while ((c = getopt(argc, argv, "+t:H:")) != -1) {
 		switch (c) {
 		case 't':
