@@ -288,19 +288,20 @@ bench --batch 128" ]
 
 @test "at the timeout the whole process group is killed" {
 	pids="$BATS_TEST_TMPDIR/pids"
-	run --separate-stderr launch -t 1 1n1g_b16_fp32 -- \
+	# 3 s: time enough for the shell to start both children on a loaded machine.
+	run --separate-stderr launch -t 3 1n1g_b16_fp32 -- \
 		sh -c 'echo $$ >>"$0"; sleep 300 & echo $! >>"$0"; sleep 300 & echo $! >>"$0"; wait' "$pids"
 	[ "$status" -eq 124 ]
-	[ "$stderr" = "launch: 1n1g_b16_fp32: timed out after 1 s" ]
+	[ "$stderr" = "launch: 1n1g_b16_fp32: timed out after 3 s" ]
 	[ "$(wc -l <"$pids")" -eq 3 ]
 	all_gone "$pids"
 }
 
 @test "at the timeout every rank of mpirun is killed" {
 	pids="$BATS_TEST_TMPDIR/pids"
-	run --separate-stderr launch -t 2 1n2g_b16_fp32 -- sh -c 'echo $$ >>"$0"; exec sleep 300' "$pids"
+	run --separate-stderr launch -t 5 1n2g_b16_fp32 -- sh -c 'echo $$ >>"$0"; exec sleep 300' "$pids"
 	[ "$status" -eq 124 ]
-	grep -Fx "launch: 1n2g_b16_fp32: timed out after 2 s" <<<"$stderr"
+	grep -Fx "launch: 1n2g_b16_fp32: timed out after 5 s" <<<"$stderr"
 	[ "$(wc -l <"$pids")" -eq 2 ]
 	all_gone "$pids"
 }
