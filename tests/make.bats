@@ -139,3 +139,11 @@ make_dlperf_tree() {
 	run -0 make -C "$ROOT" --no-print-directory LOGDIR="$T/dlperf" \
 		RESULTS="$T/results" "$T/results/1n8g_b128_fp32.md"
 }
+
+@test "under make -j runs on the same hosts never overlap" {
+	export FAKE_SPANS=$T/spans FAKE_SLEEP=0.5
+	run -0 "${MK[@]}" -j4 RUNS=2 "$T/results/1n2g_b16_fp32.md"
+	[ "$(wc -l < "$FAKE_SPANS")" -eq 8 ]
+	# Serial runs alternate start, end, start, end …
+	run -0 awk 'NR % 2 == 1 && $1 != "start" || NR % 2 == 0 && $1 != "end" { bad = 1 } END { exit bad }' "$FAKE_SPANS"
+}
