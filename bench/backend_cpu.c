@@ -1,6 +1,6 @@
 /*
  * bench/backend_cpu.c: the ops of backend.h on oneDNN 2.6 (C API) for CPUs.
- * Activations live in oneDNN's blocked nChw16c (fp32) or channels-last
+ * Activations live in oneDNN's blocked nChw16c (nChw8c without AVX-512) (fp32) or channels-last
  * NHWC (bf16 under --precision amp), --layout overrides; only the input image (NCHW fp32) and the classifier
  * (plain fp32 [n][c]) are plain. Master weights stay fp32 OIHW in the flat
  * parameter buffer and are reordered to each convolution's own layout (and
@@ -36,6 +36,7 @@ static dnnl_engine_t eng;
 static dnnl_stream_t strm;
 static dnnl_data_type_t act_dt = dnnl_f32;
 static dnnl_format_tag_t act_tag = dnnl_nChw16c; /* set by bk_init */
+static int act_block = 16; /* channels per block of the blocked layout: the ISA's vector */
 static int verbose;
 static void *scratch;      /* shared scratchpad, grown before first use */
 static size_t scratch_size;
@@ -149,15 +150,24 @@ void bk_init(const bk_config *cfg)
 		fprintf(stderr, "bench: --precision: the CPU backend runs fp32, amp and bf16 only\n");
 		exit(2);
 	}
-	/* Default: nChw16c for fp32, channels-last for bf16. NHWC gets brgemm
-	 * forward convolutions (less CPU per step in both precisions here), but
-	 * in fp32 its results drift further from float64 than nChw16c's where
-	 * batch norm has few values per channel (32 px: 3x PyTorch's own error
-	 * in layer4 gradients, against 1x), so fp32 keeps the blocked layout. */
+	/* The blocked layout has one vector of channels per block: nChw16c
+	 * with AVX-512, nChw8c with AVX2, where oneDNN 2.6 has no nChw16c
+	 * convolution but its reference one (minutes per step). */
+	dnnl_format_tag_t blocked = dnnl_nChw16c;
+	if ((dnnl_get_effective_cpu_isa() & dnnl_cpu_isa_avx512_core) != dnnl_cpu_isa_avx512_core) {
+		blocked = dnnl_nChw8c;
+		act_block = 8;
+	}
+	/* Default: blocked for fp32, channels-last for bf16. NHWC gets brgemm
+	 * forward convolutions (less CPU per step in both precisions on
+	 * AVX-512), but in fp32 its results drift further from float64 than
+	 * nChw16c's where batch norm has few values per channel (32 px: 3x
+	 * PyTorch's own error in layer4 gradients, against 1x), so fp32 keeps
+	 * the blocked layout. */
 	if (cfg->layout == BK_LAYOUT_DEFAULT)
-		act_tag = act_dt == dnnl_bf16 ? dnnl_nhwc : dnnl_nChw16c;
+		act_tag = act_dt == dnnl_bf16 ? dnnl_nhwc : blocked;
 	else
-		act_tag = cfg->layout == BK_LAYOUT_BLOCKED ? dnnl_nChw16c : dnnl_nhwc;
+		act_tag = cfg->layout == BK_LAYOUT_BLOCKED ? blocked : dnnl_nhwc;
 	if (cfg->threads > 0)
 		omp_set_num_threads(cfg->threads);
 	DNNL_CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0));
@@ -197,7 +207,7 @@ static dnnl_memory_desc_t md4(int n, int c, int h, int w, dnnl_data_type_t dt,
 static dnnl_memory_desc_t tensor_md(int kind, int n, int c, int h, int w)
 {
 	if (kind == BK_ACT)
-		return md4(n, c, h, w, act_dt, c % 16 == 0 ? act_tag : dnnl_nchw);
+		return md4(n, c, h, w, act_dt, c % act_block == 0 ? act_tag : dnnl_nchw);
 	if (kind == BK_IMAGE)
 		return md4(n, c, h, w, dnnl_f32, dnnl_nchw);
 	dnnl_memory_desc_t md;
@@ -306,6 +316,13 @@ static dnnl_primitive_desc_t pd_create(const void *desc, dnnl_primitive_attr_t a
 	return pd;
 }
 
+static int is_ref(const_dnnl_primitive_desc_t pd)
+{
+	const char *impl = "";
+	DNNL_CHECK(dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl));
+	return strncmp(impl, "ref", 3) == 0;
+}
+
 static const dnnl_memory_desc_t *query_md(const_dnnl_primitive_desc_t pd, dnnl_query_t q)
 {
 	return dnnl_primitive_desc_query_md(pd, q, 0);
@@ -402,8 +419,8 @@ struct bk_op {
 	/* conv: weights in the forward / backward-data layouts and the weight
 	 * gradient in the backward-weights layout (over the shared wtmp and
 	 * dwtmp, converted right before use), the image as bf16 */
-	buf img;
-	prim r_wf, r_wb, r_dw, r_img, add;
+	buf img, wx, wdy;
+	prim r_wf, r_wb, r_dw, r_img, r_wx, r_wdy, add;
 	dnnl_memory_t m_w, m_dw, m_tmp, m_wf, m_wb, m_dwb;
 	int accumulate;
 	/* bn: batch mean, variance, relu workspace */
@@ -440,10 +457,10 @@ void bk_op_destroy(bk_op *op)
 	if (!op)
 		return;
 	prim *ps[] = {&op->fwd, &op->bwd, &op->bwdw, &op->r_wf, &op->r_wb, &op->r_dw,
-		      &op->r_img, &op->add, &op->r_out, &op->r_in};
+		      &op->r_img, &op->r_wx, &op->r_wdy, &op->add, &op->r_out, &op->r_in};
 	for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
 		prim_free(ps[i]);
-	buf *bs[] = {&op->img, &op->mean, &op->var, &op->ws,
+	buf *bs[] = {&op->img, &op->wx, &op->wdy, &op->mean, &op->var, &op->ws,
 		     &op->pooled, &op->dpooled};
 	for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++)
 		buf_free(bs[i]);
@@ -534,6 +551,32 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 	DNNL_CHECK(dnnl_convolution_backward_weights_desc_init(
 		&cd, dnnl_convolution_direct, &xmd, &dwany, NULL, &dy->md, s, p, p));
 	dnnl_primitive_desc_t wpd = pd_create(&cd, NULL, fpd, "conv bwd weights");
+	dnnl_memory_t wxm = xmem, wdym = dy->mem;
+	if (is_ref(wpd)) {
+		/* No optimised kernel for these layouts (AVX2: nChw8c layer4
+		 * at small images, 1.3 s a call): let oneDNN pick the source
+		 * and gradient layouts, and reorder into them. */
+		dnnl_memory_desc_t xany, dyany;
+		DNNL_CHECK(dnnl_memory_desc_init_by_tag(&xany, 4, xmd.dims, xmd.data_type,
+							dnnl_format_tag_any));
+		DNNL_CHECK(dnnl_memory_desc_init_by_tag(&dyany, 4, dy->md.dims, dy->md.data_type,
+							dnnl_format_tag_any));
+		DNNL_CHECK(dnnl_convolution_backward_weights_desc_init(
+			&cd, dnnl_convolution_direct, &xany, &dwany, NULL, &dyany, s, p, p));
+		dnnl_primitive_desc_t any = pd_create(&cd, NULL, fpd, "conv bwd weights (any)");
+		if (is_ref(any)) {
+			DNNL_CHECK(dnnl_primitive_desc_destroy(any));
+		} else {
+			DNNL_CHECK(dnnl_primitive_desc_destroy(wpd));
+			wpd = any;
+			buf_make(&op->wx, query_md(wpd, dnnl_query_src_md));
+			buf_make(&op->wdy, query_md(wpd, dnnl_query_diff_dst_md));
+			reorder_make(&op->r_wx, xmem, &xmd, op->wx.m, &op->wx.md);
+			reorder_make(&op->r_wdy, dy->mem, &dy->md, op->wdy.m, &op->wdy.md);
+			wxm = op->wx.m;
+			wdym = op->wdy.m;
+		}
+	}
 	const dnnl_memory_desc_t *dwmd = query_md(wpd, dnnl_query_diff_weights_md);
 	dnnl_memory_t dwm = op->m_dw;
 	if (!dnnl_memory_desc_equal(dwmd, &wplain)) {
@@ -543,8 +586,8 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 		reorder_make(&op->r_dw, op->m_dwb, dwmd, op->m_dw, &wplain);
 	}
 	prim_make(&op->bwdw, wpd);
-	prim_arg(&op->bwdw, DNNL_ARG_SRC, xmem);
-	prim_arg(&op->bwdw, DNNL_ARG_DIFF_DST, dy->mem);
+	prim_arg(&op->bwdw, DNNL_ARG_SRC, wxm);
+	prim_arg(&op->bwdw, DNNL_ARG_DIFF_DST, wdym);
 	prim_arg(&op->bwdw, DNNL_ARG_DIFF_WEIGHTS, dwm);
 	DNNL_CHECK(dnnl_primitive_desc_destroy(wpd));
 	DNNL_CHECK(dnnl_primitive_desc_destroy(fpd));
@@ -577,6 +620,10 @@ void bk_conv_backward_weights(bk_op *op)
 {
 	if (op->m_dwb)
 		DNNL_CHECK(dnnl_memory_set_data_handle(op->m_dwb, dwtmp));
+	if (op->r_wx.p) {
+		prim_run(&op->r_wx);
+		prim_run(&op->r_wdy);
+	}
 	prim_run(&op->bwdw);
 	if (op->r_dw.p)
 		prim_run(&op->r_dw);
