@@ -84,9 +84,9 @@ export_step() {
 	[[ "$stderr" == "torch_reference: PyTorch float32 itself misses float64 by "*"too ill-conditioned to compare; use a larger batch or image" ]]
 }
 
-@test "bench's fp32 step matches torchvision resnet50 at 64 px, batch 4, 10 classes" {
+@test "bench's fp32 step matches torchvision resnet50 at 64 px, batch 8, 10 classes" {
 	need_torch
-	export_step "$BATS_TEST_TMPDIR/e" --image 64 --batch 4 --classes 10
+	export_step "$BATS_TEST_TMPDIR/e" --image 64 --batch 8 --classes 10
 	run -0 --separate-stderr "$PY" "$REF" "${HYPER[@]}" "$BATS_TEST_TMPDIR/e"
 	echo "$output"
 	[ "${lines[0]##*, }" = "0 mismatches" ]
@@ -104,7 +104,7 @@ export_step() {
 
 @test "bench's fp32 step with label smoothing 0.1 matches torch's cross_entropy" {
 	need_torch
-	export_step "$BATS_TEST_TMPDIR/e" --image 64 --batch 4 --classes 10 --label-smoothing 0.1
+	export_step "$BATS_TEST_TMPDIR/e" --image 64 --batch 8 --classes 10 --label-smoothing 0.1
 	run -0 --separate-stderr "$PY" "$REF" "${HYPER[@]}" --label-smoothing 0.1 \
 		"$BATS_TEST_TMPDIR/e"
 	echo "$output"
@@ -116,7 +116,7 @@ export_step() {
 @test "bench's bf16 (amp) step matches torchvision resnet50 within bf16 tolerances" {
 	need_torch
 	need_bf16
-	export_step "$BATS_TEST_TMPDIR/e" --image 64 --batch 4 --classes 10 --precision amp
+	export_step "$BATS_TEST_TMPDIR/e" --image 64 --batch 8 --classes 10 --precision amp
 	run -0 --separate-stderr "$PY" "$REF" "${HYPER[@]}" --precision amp "$BATS_TEST_TMPDIR/e"
 	echo "$output"
 	[ "${lines[0]##*, }" = "0 mismatches" ]
