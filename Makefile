@@ -202,8 +202,8 @@ DEMO_KEY := 1n2g_b16_fp32
 DEMO_GOAL := results/quick/$(DEMO_KEY).md
 
 default: deps
-	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory LOGDIR=logs/quick RESULTS=results/quick RUNS=3 \
+	@$(MAKE) --no-print-directory CUDA_QUIET=1 all
+	@$(MAKE) --no-print-directory CUDA_QUIET=1 LOGDIR=logs/quick RESULTS=results/quick RUNS=3 \
 		BENCH_ARGS='--image 64' $(DEMO_GOAL)
 
 .PHONY: default deps all clean FORCE

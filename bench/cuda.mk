@@ -29,12 +29,17 @@ cuda_find_lib = $(firstword $(wildcard $(addsuffix /lib$(1).so,$(cuda_libdirs)))
 # $(call cuda_def,header,MACRO): the value of #define MACRO in header.
 cuda_def = $(shell sed -n 's/^\#define $(2)  *\([0-9][0-9]*\).*/\1/p' $(1) 2>/dev/null)
 
+# What was found is said once: the project's own recursive makes pass
+# CUDA_QUIET=1. (A comma in a message is $(,).)
+, := ,
+cuda_say = $(if $(CUDA_QUIET),,$(info $(1)))
+
 CUDA_FOUND :=
 ifeq ($(CUDA),0)
-$(info cuDNN: off (CUDA=0), GPU backend skipped)
+$(call cuda_say,cuDNN: off (CUDA=0)$(,) GPU backend skipped)
 else ifeq ($(wildcard $(NVCC)),)
-$(info nvcc: not found at $(NVCC))
-$(info cuDNN: not found, GPU backend skipped)
+$(call cuda_say,nvcc: not found at $(NVCC))
+$(call cuda_say,cuDNN: not found$(,) GPU backend skipped)
 else
 cudnn_h := $(call cuda_find_h,cudnn_version.h)
 cudnn_lib := $(call cuda_find_lib,cudnn)
@@ -43,20 +48,20 @@ cublas_lib := $(call cuda_find_lib,cublas)
 nccl_h := $(call cuda_find_h,nccl.h)
 nccl_lib := $(call cuda_find_lib,nccl)
 ifeq ($(and $(cudnn_h),$(cudnn_lib)),)
-$(info cuDNN: not found, GPU backend skipped)
+$(call cuda_say,cuDNN: not found$(,) GPU backend skipped)
 else ifeq ($(and $(cublas_h),$(cublas_lib)),)
-$(info cuDNN: found $(call cuda_def,$(cudnn_h),CUDNN_MAJOR).$(call cuda_def,$(cudnn_h),CUDNN_MINOR); \
+$(call cuda_say,cuDNN: found $(call cuda_def,$(cudnn_h),CUDNN_MAJOR).$(call cuda_def,$(cudnn_h),CUDNN_MINOR); \
 cuBLAS: not found, GPU backend skipped)
 else
 CUDA_FOUND := 1
 CUDNN_VERSION := $(call cuda_def,$(cudnn_h),CUDNN_MAJOR).$(call cuda_def,$(cudnn_h),CUDNN_MINOR)
-$(info cuDNN: found $(CUDNN_VERSION))
+$(call cuda_say,cuDNN: found $(CUDNN_VERSION))
 ifeq ($(and $(nccl_h),$(nccl_lib)),)
 NCCL_FOUND :=
-$(info NCCL: not found, bench-cuda limited to one GPU)
+$(call cuda_say,NCCL: not found$(,) bench-cuda limited to one GPU)
 else
 NCCL_FOUND := 1
-$(info NCCL: found $(call cuda_def,$(nccl_h),NCCL_MAJOR).$(call cuda_def,$(nccl_h),NCCL_MINOR))
+$(call cuda_say,NCCL: found $(call cuda_def,$(nccl_h),NCCL_MAJOR).$(call cuda_def,$(nccl_h),NCCL_MINOR))
 endif
 endif
 endif
@@ -73,8 +78,6 @@ endif
 endif
 
 # ---- flags -----------------------------------------------------------------
-
-, := ,
 
 # sm_XY for every arch, plus PTX of the highest so newer GPUs JIT it.
 cuda_arch_top := $(lastword $(sort $(CUDA_ARCH)))
@@ -189,7 +192,7 @@ CHECK_GPU_FLAGS := --batch 8 --image 64 --classes 10 --seed 7 --lr 0.1
 CHECK_GPU_DIR := $(OBJ)/check-gpu
 check-gpu: $(BIN)/gpucheck
 	$(BIN)/gpucheck devices
-	$(MAKE) --no-print-directory $(BIN)/bench $(BIN)/bench-cuda
+	$(MAKE) --no-print-directory CUDA_QUIET=1 $(BIN)/bench $(BIN)/bench-cuda
 	rm -rf $(CHECK_GPU_DIR)
 	mkdir -p $(CHECK_GPU_DIR)/cpu $(CHECK_GPU_DIR)/fp32 $(CHECK_GPU_DIR)/amp
 	$(BIN)/bench --export $(CHECK_GPU_DIR)/cpu --precision fp32 $(CHECK_GPU_FLAGS) >/dev/null

@@ -14,7 +14,7 @@ test: all
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 SAN_SUITES := $(addprefix tests/,$(addsuffix .bats,grep-iters window median speedup table launch))
 test-sanitize:
-	$(MAKE) --no-print-directory BIN=$(OBJ)/san/bin OBJ=$(OBJ)/san \
+	$(MAKE) --no-print-directory CUDA_QUIET=1 BIN=$(OBJ)/san/bin OBJ=$(OBJ)/san \
 		EXTRA_CFLAGS='$(SAN_FLAGS)' EXTRA_LDFLAGS='$(SAN_FLAGS)' \
 		$(addprefix $(OBJ)/san/bin/,$(FILTERS))
 	BIN_UNDER_TEST=$(abspath $(OBJ)/san/bin) ASAN_OPTIONS=detect_leaks=0 $(BATS) $(BATS_FLAGS) $(SAN_SUITES)
