@@ -87,28 +87,23 @@ void bk_conv_forward(bk_op *op);
 void bk_conv_backward_data(bk_op *op);
 void bk_conv_backward_weights(bk_op *op);
 
-/* Batch norm in training mode, optionally followed by ReLU (relu = 1):
- * y = [relu](gamma * (x - mean) / sqrt(var + eps) + beta) over the batch
- * statistics (biased variance); forward also updates running_mean and
- * running_var (fp32 [c], torch's momentum and unbiased variance, see
- * mathk_bn_running). backward writes dx, dgamma, dbeta. */
-bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int relu,
-		  const float *gamma, const float *beta, float *dgamma, float *dbeta,
-		  float *running_mean, float *running_var, float eps, float momentum);
+/* Batch norm in training mode over the batch statistics (biased variance),
+ * bn(x) = gamma * (x - mean) / sqrt(var + eps) + beta, in one of cuDNN's three
+ * forms (CUDNN_BATCHNORM_OPS_*):
+ *   y = bn(x)              relu 0, z NULL
+ *   y = relu(bn(x))        relu 1, z NULL
+ *   y = relu(bn(x) + z)    relu 1, z and dz given (the end of a bottleneck)
+ * Forward also updates running_mean and running_var (fp32 [c], torch's
+ * momentum and unbiased variance, see mathk_bn_running). Backward writes dx,
+ * dgamma, dbeta, and dz = the gradient of the sum; it may overwrite dy.
+ * y_kept: y still holds the forward's output when backward runs, so the
+ * ReLU mask may be read from it; always so with z. */
+bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_tensor *dz,
+		  bk_tensor *dy, int relu, int y_kept, const float *gamma, const float *beta,
+		  float *dgamma, float *dbeta, float *running_mean, float *running_var, float eps,
+		  float momentum);
 void bk_bn_forward(bk_op *op);
 void bk_bn_backward(bk_op *op);
-
-/* y = relu(x); backward from y. */
-bk_op *bk_relu_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy);
-void bk_relu_forward(bk_op *op);
-void bk_relu_backward(bk_op *op);
-
-/* y = relu(a + b) (the end of a bottleneck); backward writes the same
- * gradient into da and db. y may share storage with a. */
-bk_op *bk_add_relu_plan(bk_tensor *a, bk_tensor *b, bk_tensor *y, bk_tensor *da,
-			bk_tensor *db, bk_tensor *dy);
-void bk_add_relu_forward(bk_op *op);
-void bk_add_relu_backward(bk_op *op);
 
 /* Max pooling k x k, stride, pad (padding never wins). */
 bk_op *bk_maxpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k,
@@ -129,19 +124,23 @@ void bk_fc_forward(bk_op *op);
 void bk_fc_backward(bk_op *op);
 
 /* Softmax cross-entropy with label smoothing over logits [n][k] (BK_MATRIX)
- * and labels (device int32 [n]): returns the mean loss over the n rows
- * (waits for the result), writes dlogits = scale * (softmax - target)
- * (mathk_softmax_ce_row; scale = 1 / global batch). */
-float bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothing,
-		    float scale, bk_tensor *dlogits);
+ * and labels (device int32 [n]): writes dlogits = scale * (softmax - target)
+ * (mathk_softmax_ce_row; scale = 1 / global batch). Does not wait: the mean
+ * loss over the n rows is bk_loss's after the next bk_sync. */
+void bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothing, float scale,
+		   bk_tensor *dlogits);
+float bk_loss(void);
 
 /* 1 if every one of n fp32 values is finite (the loss-scale overflow check
  * of fp16 training; waits for the result). */
 int bk_all_finite(const float *x, size_t n);
 
-/* SGD with momentum and weight decay over n elements of the flat buffers
- * (mathk_sgd for each element). */
-void bk_sgd_update(float *w, const float *g, float *buf, size_t n, float grad_scale, float lr,
-		   float momentum, float wd);
+/* SGD with momentum over the whole flat buffers w, g and buf of n elements
+ * in one pass, mathk_sgd per element, with weight decay wd on the elements
+ * in the nseg ascending, disjoint ranges [lo[k], hi[k]) (copied at plan
+ * time) and none elsewhere. */
+bk_op *bk_sgd_plan(float *w, const float *g, float *buf, size_t n, const size_t *lo,
+		   const size_t *hi, int nseg);
+void bk_sgd_run(bk_op *op, float grad_scale, float lr, float momentum, float wd);
 
 #endif

@@ -410,7 +410,7 @@ static void buf_free(buf *b)
 
 /* ---- ops ---- */
 
-enum { OP_CONV, OP_BN, OP_RELU, OP_ADD_RELU, OP_MAXPOOL, OP_AVGPOOL, OP_FC };
+enum { OP_CONV, OP_BN, OP_MAXPOOL, OP_AVGPOOL, OP_FC, OP_SGD };
 
 struct bk_op {
 	int kind;
@@ -420,7 +420,8 @@ struct bk_op {
 	 * gradient in the backward-weights layout (over the shared wtmp and
 	 * dwtmp, converted right before use), the image as bf16 */
 	buf img, wx, wdy;
-	prim r_wf, r_wb, r_dw, r_img, r_wx, r_wdy, add;
+	prim r_wf, r_wb, r_dw, r_img, r_wx, r_wdy;
+	prim add, mask; /* conv: dx += tmp; bn: y = relu(y + z), and its backward mask */
 	dnnl_memory_t m_w, m_dw, m_tmp, m_wf, m_wb, m_dwb;
 	int accumulate;
 	/* bn: batch mean, variance, relu workspace */
@@ -435,6 +436,11 @@ struct bk_op {
 	/* fc */
 	const float *w, *bias;
 	float *dw, *db;
+	/* sgd: the flat buffers and the weight-decay ranges */
+	float *sgd_w, *sgd_buf;
+	const float *sgd_g;
+	size_t sgd_n, *seg_lo, *seg_hi;
+	int nseg;
 };
 
 static bk_op *op_new(int kind)
@@ -457,7 +463,8 @@ void bk_op_destroy(bk_op *op)
 	if (!op)
 		return;
 	prim *ps[] = {&op->fwd, &op->bwd, &op->bwdw, &op->r_wf, &op->r_wb, &op->r_dw,
-		      &op->r_img, &op->r_wx, &op->r_wdy, &op->add, &op->r_out, &op->r_in};
+		      &op->r_img, &op->r_wx, &op->r_wdy, &op->add, &op->mask, &op->r_out,
+		      &op->r_in};
 	for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
 		prim_free(ps[i]);
 	buf *bs[] = {&op->img, &op->wx, &op->wdy, &op->mean, &op->var, &op->ws,
@@ -469,6 +476,8 @@ void bk_op_destroy(bk_op *op)
 			       &op->m_dgamma, &op->m_dbeta};
 	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
 		mem_free(ms[i]);
+	free(op->seg_lo);
+	free(op->seg_hi);
 	free(op);
 }
 
@@ -629,29 +638,80 @@ void bk_conv_backward_weights(bk_op *op)
 		prim_run(&op->r_dw);
 }
 
-bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int relu,
-		  const float *gamma, const float *beta, float *dgamma, float *dbeta,
-		  float *running_mean, float *running_var, float eps, float momentum)
+/* BN+add+ReLU's two steps after the batch norm: y = relu(y + z) in place
+ * (op->add), and dz = y > 0 ? dy : 0 (op->mask). */
+static void add_relu_make(bk_op *op, bk_tensor *y, bk_tensor *z, bk_tensor *dy, bk_tensor *dz)
 {
+	dnnl_post_ops_t po;
+	dnnl_primitive_attr_t attr = user_scratch_attr();
+	DNNL_CHECK(dnnl_post_ops_create(&po));
+	DNNL_CHECK(dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_relu, 0, 0));
+	DNNL_CHECK(dnnl_primitive_attr_set_post_ops(attr, po));
+	dnnl_binary_desc_t ad;
+	DNNL_CHECK(dnnl_binary_desc_init(&ad, dnnl_binary_add, &y->md, &z->md, &y->md));
+	dnnl_primitive_desc_t apd = pd_create(&ad, attr, NULL, "add+relu fwd");
+	DNNL_CHECK(dnnl_post_ops_destroy(po));
+	DNNL_CHECK(dnnl_primitive_attr_destroy(attr));
+	prim_make(&op->add, apd);
+	prim_arg(&op->add, DNNL_ARG_SRC_0, y->mem);
+	prim_arg(&op->add, DNNL_ARG_SRC_1, z->mem);
+	prim_arg(&op->add, DNNL_ARG_DST, y->mem);
+	DNNL_CHECK(dnnl_primitive_desc_destroy(apd));
+
+	/* relu backward from y; a forward hint is required, any relu will do */
+	dnnl_eltwise_desc_t ed;
+	DNNL_CHECK(dnnl_eltwise_forward_desc_init(&ed, dnnl_forward_training,
+						  dnnl_eltwise_relu_use_dst_for_bwd, &y->md, 0, 0));
+	dnnl_primitive_desc_t hpd = pd_create(&ed, NULL, NULL, "relu hint");
+	DNNL_CHECK(dnnl_eltwise_backward_desc_init(&ed, dnnl_eltwise_relu_use_dst_for_bwd, &dy->md,
+						   &y->md, 0, 0));
+	dnnl_primitive_desc_t bpd = pd_create(&ed, NULL, hpd, "add+relu bwd");
+	prim_make(&op->mask, bpd);
+	prim_arg(&op->mask, DNNL_ARG_DST, y->mem);
+	prim_arg(&op->mask, DNNL_ARG_DIFF_DST, dy->mem);
+	prim_arg(&op->mask, DNNL_ARG_DIFF_SRC, dz->mem);
+	DNNL_CHECK(dnnl_primitive_desc_destroy(bpd));
+	DNNL_CHECK(dnnl_primitive_desc_destroy(hpd));
+}
+
+/*
+ * Batch norm. BN+ReLU: oneDNN's fused ReLU (its workspace holds the mask).
+ * BN+add+ReLU: oneDNN 2.6 fuses no add into batch norm, so BN writes y, a
+ * binary add with a ReLU post-op makes y = relu(y + z) in place, and
+ * backward masks dy from y into dz, which BN's backward then reads.
+ */
+bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_tensor *dz,
+		  bk_tensor *dy, int relu, int y_kept, const float *gamma, const float *beta,
+		  float *dgamma, float *dbeta, float *running_mean, float *running_var, float eps,
+		  float momentum)
+{
+	if (z && (!relu || !dz || !y_kept)) {
+		fprintf(stderr, "bench: %s:%d: bn plan: an add needs the ReLU, dz and y kept\n",
+			__FILE__, __LINE__);
+		exit(1);
+	}
 	bk_op *op = op_new(OP_BN);
 	op->x = x;
+	op->x2 = z;
 	op->y = y;
 	op->dx = dx;
+	op->dx2 = dz;
 	op->dy = dy;
 	op->rmean = running_mean;
 	op->rvar = running_var;
 	op->momentum = momentum;
 	op->count = (double)x->n * x->h * x->w;
-	unsigned flags = dnnl_use_scale | dnnl_use_shift | (relu ? dnnl_fuse_norm_relu : 0);
+	int fuse = relu && !z;
+	unsigned flags = dnnl_use_scale | dnnl_use_shift | (fuse ? dnnl_fuse_norm_relu : 0);
 	dnnl_batch_normalization_desc_t bd;
 	DNNL_CHECK(dnnl_batch_normalization_forward_desc_init(&bd, dnnl_forward_training, &x->md,
 							      eps, flags));
-	dnnl_primitive_desc_t fpd = pd_create(&bd, NULL, NULL, relu ? "bn+relu fwd" : "bn fwd");
+	dnnl_primitive_desc_t fpd = pd_create(&bd, NULL, NULL, fuse ? "bn+relu fwd" : "bn fwd");
 	buf_make(&op->mean, dnnl_primitive_desc_query_md(fpd, dnnl_query_exec_arg_md,
 							 DNNL_ARG_MEAN));
 	buf_make(&op->var, dnnl_primitive_desc_query_md(fpd, dnnl_query_exec_arg_md,
 							DNNL_ARG_VARIANCE));
-	if (relu)
+	if (fuse)
 		buf_make(&op->ws, query_md(fpd, dnnl_query_workspace_md));
 	const dnnl_memory_desc_t *smd =
 		dnnl_primitive_desc_query_md(fpd, dnnl_query_exec_arg_md, DNNL_ARG_SCALE);
@@ -666,23 +726,25 @@ bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int 
 	prim_arg(&op->fwd, DNNL_ARG_SHIFT, op->m_beta);
 	prim_arg(&op->fwd, DNNL_ARG_MEAN, op->mean.m);
 	prim_arg(&op->fwd, DNNL_ARG_VARIANCE, op->var.m);
-	if (relu)
+	if (fuse)
 		prim_arg(&op->fwd, DNNL_ARG_WORKSPACE, op->ws.m);
+	if (z)
+		add_relu_make(op, y, z, dy, dz);
 
 	DNNL_CHECK(dnnl_batch_normalization_backward_desc_init(&bd, dnnl_backward, &dy->md,
 							       &x->md, eps, flags));
-	dnnl_primitive_desc_t bpd = pd_create(&bd, NULL, fpd, relu ? "bn+relu bwd" : "bn bwd");
+	dnnl_primitive_desc_t bpd = pd_create(&bd, NULL, fpd, fuse ? "bn+relu bwd" : "bn bwd");
 	prim_make(&op->bwd, bpd);
 	prim_arg(&op->bwd, DNNL_ARG_SRC, x->mem);
 	prim_arg(&op->bwd, DNNL_ARG_MEAN, op->mean.m);
 	prim_arg(&op->bwd, DNNL_ARG_VARIANCE, op->var.m);
-	prim_arg(&op->bwd, DNNL_ARG_DIFF_DST, dy->mem);
+	prim_arg(&op->bwd, DNNL_ARG_DIFF_DST, z ? dz->mem : dy->mem);
 	prim_arg(&op->bwd, DNNL_ARG_SCALE, op->m_gamma);
 	prim_arg(&op->bwd, DNNL_ARG_SHIFT, op->m_beta);
 	prim_arg(&op->bwd, DNNL_ARG_DIFF_SRC, dx->mem);
 	prim_arg(&op->bwd, DNNL_ARG_DIFF_SCALE, op->m_dgamma);
 	prim_arg(&op->bwd, DNNL_ARG_DIFF_SHIFT, op->m_dbeta);
-	if (relu)
+	if (fuse)
 		prim_arg(&op->bwd, DNNL_ARG_WORKSPACE, op->ws.m);
 	DNNL_CHECK(dnnl_primitive_desc_destroy(bpd));
 	DNNL_CHECK(dnnl_primitive_desc_destroy(fpd));
@@ -692,6 +754,8 @@ bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int 
 void bk_bn_forward(bk_op *op)
 {
 	prim_run(&op->fwd);
+	if (op->add.p)
+		prim_run(&op->add);
 	const float *mean = op->mean.p, *var = op->var.p;
 	for (int c = 0; c < op->x->c; c++)
 		mathk_bn_running(&op->rmean[c], &op->rvar[c], mean[c], var[c], op->momentum,
@@ -700,83 +764,9 @@ void bk_bn_forward(bk_op *op)
 
 void bk_bn_backward(bk_op *op)
 {
+	if (op->mask.p)
+		prim_run(&op->mask);
 	prim_run(&op->bwd);
-}
-
-bk_op *bk_relu_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy)
-{
-	bk_op *op = op_new(OP_RELU);
-	dnnl_eltwise_desc_t ed;
-	DNNL_CHECK(dnnl_eltwise_forward_desc_init(&ed, dnnl_forward_training,
-						  dnnl_eltwise_relu_use_dst_for_bwd, &x->md, 0, 0));
-	dnnl_primitive_desc_t fpd = pd_create(&ed, NULL, NULL, "relu fwd");
-	prim_make(&op->fwd, fpd);
-	prim_arg(&op->fwd, DNNL_ARG_SRC, x->mem);
-	prim_arg(&op->fwd, DNNL_ARG_DST, y->mem);
-	DNNL_CHECK(dnnl_eltwise_backward_desc_init(&ed, dnnl_eltwise_relu_use_dst_for_bwd, &dy->md,
-						   &y->md, 0, 0));
-	dnnl_primitive_desc_t bpd = pd_create(&ed, NULL, fpd, "relu bwd");
-	prim_make(&op->bwd, bpd);
-	prim_arg(&op->bwd, DNNL_ARG_DST, y->mem);
-	prim_arg(&op->bwd, DNNL_ARG_DIFF_DST, dy->mem);
-	prim_arg(&op->bwd, DNNL_ARG_DIFF_SRC, dx->mem);
-	DNNL_CHECK(dnnl_primitive_desc_destroy(bpd));
-	DNNL_CHECK(dnnl_primitive_desc_destroy(fpd));
-	return op;
-}
-
-void bk_relu_forward(bk_op *op) { prim_run(&op->fwd); }
-void bk_relu_backward(bk_op *op) { prim_run(&op->bwd); }
-
-bk_op *bk_add_relu_plan(bk_tensor *a, bk_tensor *b, bk_tensor *y, bk_tensor *da,
-			bk_tensor *db, bk_tensor *dy)
-{
-	bk_op *op = op_new(OP_ADD_RELU);
-	op->x = a;
-	op->x2 = b;
-	op->y = y;
-	op->dx = da;
-	op->dx2 = db;
-	op->dy = dy;
-	dnnl_post_ops_t po;
-	dnnl_primitive_attr_t attr = user_scratch_attr();
-	DNNL_CHECK(dnnl_post_ops_create(&po));
-	DNNL_CHECK(dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_relu, 0, 0));
-	DNNL_CHECK(dnnl_primitive_attr_set_post_ops(attr, po));
-	dnnl_binary_desc_t ad;
-	DNNL_CHECK(dnnl_binary_desc_init(&ad, dnnl_binary_add, &a->md, &b->md, &y->md));
-	dnnl_primitive_desc_t fpd = pd_create(&ad, attr, NULL, "add+relu fwd");
-	DNNL_CHECK(dnnl_post_ops_destroy(po));
-	DNNL_CHECK(dnnl_primitive_attr_destroy(attr));
-	prim_make(&op->fwd, fpd);
-	prim_arg(&op->fwd, DNNL_ARG_SRC_0, a->mem);
-	prim_arg(&op->fwd, DNNL_ARG_SRC_1, b->mem);
-	prim_arg(&op->fwd, DNNL_ARG_DST, y->mem);
-	DNNL_CHECK(dnnl_primitive_desc_destroy(fpd));
-
-	/* relu backward from y; a forward hint is required, any relu will do */
-	dnnl_eltwise_desc_t ed;
-	DNNL_CHECK(dnnl_eltwise_forward_desc_init(&ed, dnnl_forward_training,
-						  dnnl_eltwise_relu_use_dst_for_bwd, &y->md, 0, 0));
-	dnnl_primitive_desc_t hpd = pd_create(&ed, NULL, NULL, "relu hint");
-	DNNL_CHECK(dnnl_eltwise_backward_desc_init(&ed, dnnl_eltwise_relu_use_dst_for_bwd, &dy->md,
-						   &y->md, 0, 0));
-	dnnl_primitive_desc_t bpd = pd_create(&ed, NULL, hpd, "add+relu bwd");
-	prim_make(&op->bwd, bpd);
-	prim_arg(&op->bwd, DNNL_ARG_DST, y->mem);
-	prim_arg(&op->bwd, DNNL_ARG_DIFF_DST, dy->mem);
-	prim_arg(&op->bwd, DNNL_ARG_DIFF_SRC, da->mem);
-	DNNL_CHECK(dnnl_primitive_desc_destroy(bpd));
-	DNNL_CHECK(dnnl_primitive_desc_destroy(hpd));
-	return op;
-}
-
-void bk_add_relu_forward(bk_op *op) { prim_run(&op->fwd); }
-
-void bk_add_relu_backward(bk_op *op)
-{
-	prim_run(&op->bwd);
-	memcpy(op->dx2->data, op->dx->data, dnnl_memory_desc_get_size(&op->dx->md));
 }
 
 bk_op *bk_maxpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k,
@@ -899,8 +889,10 @@ void bk_fc_backward(bk_op *op)
 	}
 }
 
-float bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothing,
-		    float scale, bk_tensor *dlogits)
+static float last_loss;
+
+void bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothing, float scale,
+		   bk_tensor *dlogits)
 {
 	int n = logits->n, k = logits->c;
 	const float *z = logits->data;
@@ -909,8 +901,10 @@ float bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smooth
 	for (int i = 0; i < n; i++)
 		loss += mathk_softmax_ce_row(z + (size_t)i * k, k, labels[i], smoothing, scale,
 					     dz + (size_t)i * k);
-	return (float)(loss / n);
+	last_loss = (float)(loss / n);
 }
+
+float bk_loss(void) { return last_loss; }
 
 int bk_all_finite(const float *x, size_t n)
 {
@@ -921,10 +915,40 @@ int bk_all_finite(const float *x, size_t n)
 	return ok;
 }
 
-void bk_sgd_update(float *w, const float *g, float *buf, size_t n, float grad_scale, float lr,
-		   float momentum, float wd)
+bk_op *bk_sgd_plan(float *w, const float *g, float *buf, size_t n, const size_t *lo,
+		   const size_t *hi, int nseg)
 {
-#pragma omp parallel for simd schedule(static)
-	for (size_t i = 0; i < n; i++)
-		mathk_sgd(&w[i], &buf[i], g[i], grad_scale, lr, momentum, wd);
+	bk_op *op = op_new(OP_SGD);
+	op->sgd_w = w;
+	op->sgd_g = g;
+	op->sgd_buf = buf;
+	op->sgd_n = n;
+	op->nseg = nseg;
+	op->seg_lo = xmalloc((size_t)(nseg + 1) * sizeof(size_t));
+	op->seg_hi = xmalloc((size_t)(nseg + 1) * sizeof(size_t));
+	memcpy(op->seg_lo, lo, (size_t)nseg * sizeof(size_t));
+	memcpy(op->seg_hi, hi, (size_t)nseg * sizeof(size_t));
+	return op;
+}
+
+/* Each thread walks its own slice upwards, stepping through the ranges. */
+void bk_sgd_run(bk_op *op, float grad_scale, float lr, float momentum, float wd)
+{
+	float *w = op->sgd_w, *buf = op->sgd_buf;
+	const float *g = op->sgd_g;
+	const size_t *lo = op->seg_lo, *hi = op->seg_hi;
+	size_t n = op->sgd_n;
+	int nseg = op->nseg;
+#pragma omp parallel
+	{
+		size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
+		size_t a = n * t / nt, b = n * (t + 1) / nt;
+		int k = mathk_range_after(a, hi, nseg);
+		for (size_t i = a; i < b; i++) {
+			while (k < nseg && hi[k] <= i)
+				k++;
+			float d = k < nseg && lo[k] <= i ? wd : 0.0f;
+			mathk_sgd(&w[i], &buf[i], g[i], grad_scale, lr, momentum, d);
+		}
+	}
 }

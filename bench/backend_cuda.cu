@@ -18,8 +18,8 @@
  *         is not finite
  *   bf16  as amp with bf16 and no scaling
  *
- * Every op runs on one stream; nothing synchronises with the host but
- * bk_softmax_ce (it returns the loss), bk_sync and the copies.
+ * Every op runs on one stream; nothing synchronises with the host within
+ * a step: the loss is copied behind the softmax and read after bk_sync.
  * Every library call is checked (cuda_check.h): one line on stderr, exit 1.
  */
 #include <cuda_runtime.h>
@@ -37,13 +37,14 @@
 
 extern "C" {
 #include "backend.h"
+#include "comm.h"
 #include "gpuplan.h"
 #include "lossscale.h"
 }
 #include "cuda_check.h"
 #include "mathk.h"
 
-enum { MAX_SHAPES = 128, MAX_ALGOS = 16, MAX_BN = 160, THREADS = 256 };
+enum { MAX_SHAPES = 128, MAX_ALGOS = 16, THREADS = 256 };
 
 /* ---- state ------------------------------------------------------------------ */
 
@@ -85,23 +86,25 @@ static struct {
 	struct gpu_conv_shape shapes[MAX_SHAPES];
 	struct conv_algos algos[MAX_SHAPES];
 	int nshapes;
-	struct bk_op *bn[MAX_BN];    /* batch norms planned, for bn_fuse_for_reader */
-	int nbn;
 	int pending;                /* a step's overflow verdict not yet read */
+	int updated;                /* and its update queued */
+	int loss_n;                 /* rows of loss_host the last softmax_ce copies */
 	int local_rank;             /* 0 prints the node's one-off notes */
 	int verbose;
 	int ready;
 } G;
 
 static void settle(void);
-static void bn_fuse_for_reader(const bk_tensor *x);
 
 /* ---- errors ----------------------------------------------------------------- */
 
+/* comm_abort: under MPI every rank goes, not only this one (srun does not
+ * end the job when one task fails, and the others would wait in NCCL). */
 extern "C" void
 bk_cuda_fail(const char *lib, const char *file, int line, const char *what)
 {
 	fprintf(stderr, "bench: %s error at %s:%d: %s\n", lib, file, line, what);
+	comm_abort(1);
 	exit(1);
 }
 
@@ -115,6 +118,7 @@ die(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	comm_abort(1);
 	exit(1);
 }
 
@@ -263,29 +267,30 @@ k_check_finite(const float *p, size_t n, int *flag)
 	}
 }
 
+/* y = relu(y [+ z]) in place, after an unfused batch norm (z NULL: no add). */
 template <typename T>
 static __global__ void
-k_relu(const T *x, T *y, size_t n)
+k_add_relu(T *y, const T *z, size_t n)
 {
 	GRID_STRIDE(i, n) {
-		float v = to_f<T>(x[i]);
+		float v = to_f<T>(y[i]) + (z ? to_f<T>(z[i]) : 0.0f);
 		y[i] = from_f<T>(v < 0.0f ? 0.0f : v); /* a NaN stays NaN, as in torch */
 	}
 }
 
-/* dx = y > 0 ? dy : 0 (dx may be dy: each element is read before written). */
+/* g = y > 0 ? dy : 0, the ReLU mask from the output (g may be dy). */
 template <typename T>
 static __global__ void
-k_relu_back(const T *y, const T *dy, T *dx, size_t n)
+k_relu_back(const T *y, const T *dy, T *g, size_t n)
 {
 	GRID_STRIDE(i, n) {
-		dx[i] = to_f<T>(y[i]) > 0.0f ? dy[i] : from_f<T>(0.0f);
+		g[i] = to_f<T>(y[i]) > 0.0f ? dy[i] : from_f<T>(0.0f);
 	}
 }
 
-/* BN+ReLU backward, unfused: dy = 0 where the pre-activation
- * gamma (x - mean) inv + beta was not positive (recomputed from x, which the
- * model keeps; y may be gone). */
+/* The same mask where y is gone (the stem's bn1: the model does not keep
+ * its output through the step): dy = 0 where the pre-activation
+ * gamma (x - mean) inv + beta, recomputed from x, was not positive. */
 template <typename T>
 static __global__ void
 k_bn_relu_back(const T *x, T *dy, const float *mean, const float *inv, const float *gamma,
@@ -296,27 +301,6 @@ k_bn_relu_back(const T *x, T *dy, const float *mean, const float *inv, const flo
 		float pre = gamma[ci] * (to_f<T>(x[i]) - mean[ci]) * inv[ci] + beta[ci];
 		if (!(pre > 0.0f))
 			dy[i] = from_f<T>(0.0f);
-	}
-}
-
-template <typename T>
-static __global__ void
-k_add_relu(const T *a, const T *b, T *y, size_t n)
-{
-	GRID_STRIDE(i, n) {
-		float v = to_f<T>(a[i]) + to_f<T>(b[i]);
-		y[i] = from_f<T>(v < 0.0f ? 0.0f : v);
-	}
-}
-
-template <typename T>
-static __global__ void
-k_add_relu_back(const T *y, const T *dy, T *da, T *db, size_t n)
-{
-	GRID_STRIDE(i, n) {
-		T g = to_f<T>(y[i]) > 0.0f ? dy[i] : from_f<T>(0.0f);
-		da[i] = g;
-		db[i] = g;
 	}
 }
 
@@ -471,15 +455,17 @@ k_softmax_ce(const float *z, const int32_t *labels, int n, int k, float s, float
 	}
 }
 
-/* mathk_sgd per element; the whole step is skipped while *flag is set. */
+/* mathk_sgd over the flat buffers, weight decay on the elements in the
+ * ranges [lo[k], hi[k]); the whole step is skipped while *flag is set. */
 static __global__ void
-k_sgd(float *w, const float *g, float *buf, size_t n, float gs, float lr, float mom, float wd,
-      const int *flag)
+k_sgd(float *w, const float *g, float *buf, size_t n, const size_t *lo, const size_t *hi,
+      int nseg, float gs, float lr, float mom, float wd, const int *flag)
 {
 	if (*flag)
 		return;
 	GRID_STRIDE(i, n) {
-		mathk_sgd(&w[i], &buf[i], g[i], gs, lr, mom, wd);
+		int k = mathk_range_after(i, hi, nseg);
+		mathk_sgd(&w[i], &buf[i], g[i], gs, lr, mom, k < nseg && lo[k] <= i ? wd : 0.0f);
 	}
 }
 
@@ -494,7 +480,7 @@ bk_cuda_device_count(void)
 	if (e != cudaSuccess || n <= 0) {
 		fprintf(stderr, "bench: no CUDA device (%s)\n",
 			e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
-		exit(1);
+		comm_abort(1);
 	}
 	return n;
 }
@@ -533,26 +519,38 @@ bk_init(const bk_config *cfg)
 	if (major != CUDNN_MAJOR) {
 		fprintf(stderr, "bench: built with cuDNN %d, but the cuDNN loaded is %d (%zu)\n",
 			CUDNN_MAJOR, major, cudnnGetVersion());
-		exit(1);
+		comm_abort(1);
 	}
 	G.device = (cfg->local_rank > 0 ? cfg->local_rank : 0) % ndev;
 	CUDA_CHECK(cudaSetDevice(G.device));
 	CUDA_CHECK(cudaGetDeviceProperties(&prop, G.device));
+	/* A GPU the build has no code for (a V100 with CUDA 13's default
+	 * architectures) fails here, clearly, not at the first kernel. */
+	cudaFuncAttributes fa;
+	cudaError_t e = cudaFuncGetAttributes(&fa, k_check_finite);
+	if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction) {
+		fprintf(stderr,
+			"bench: %s is compute capability %d.%d, which this bench-cuda has no "
+			"code for: rebuild with make CUDA_ARCH=%d%d (and a toolkit that has it)\n",
+			prop.name, prop.major, prop.minor, prop.major, prop.minor);
+		comm_abort(2);
+	}
+	CUDA_CHECK(e);
 	if ((G.precision == BK_TF32 || G.precision == BK_BF16) && prop.major < 8) {
 		fprintf(stderr,
 			"bench: --precision %s: needs compute capability 8.0 or newer; "
 			"%s is %d.%d\n",
 			precision_name(G.precision), prop.name, prop.major, prop.minor);
-		exit(2);
+		comm_abort(2);
 	}
 	if (G.precision < BK_FP32 || G.precision > BK_BF16) {
 		fprintf(stderr, "bench: precision %d: not supported by the CUDA backend\n",
 			G.precision);
-		exit(2);
+		comm_abort(2);
 	}
 	if (cfg->layout == BK_LAYOUT_BLOCKED) {
 		fprintf(stderr, "bench: --layout blocked: the CUDA backend has NCHW and NHWC only\n");
-		exit(2);
+		comm_abort(2);
 	}
 	/* Default: NHWC for fp16 and bf16 (tensor cores), NCHW for fp32 and
 	 * tf32; --layout nhwc asks for NHWC everywhere. */
@@ -742,10 +740,14 @@ bk_to_host(void *host, const void *dev, size_t bytes)
 	CUDA_CHECK(cudaStreamSynchronize(G.stream));
 }
 
+/* With the step's update done, its overflow verdict is final: settle it
+ * here, while the stream is idle anyway, and not in the next step. */
 extern "C" void
 bk_sync(void)
 {
 	CUDA_CHECK(cudaStreamSynchronize(G.stream));
+	if (G.pending && G.updated)
+		settle();
 }
 
 /* ---- tensors ---------------------------------------------------------------- */
@@ -786,6 +788,10 @@ bk_tensor_create(int kind, int n, int c, int h, int w, void *storage)
 	t->h = h;
 	t->w = w;
 	t->p = storage;
+	/* cuDNN's tensor descriptors count elements in 32 bits */
+	if ((size_t)n * c * h * w > (size_t)INT32_MAX)
+		die("a %d x %d x %d x %d tensor has more than 2^31 - 1 elements, cuDNN's limit: "
+		    "use a smaller --batch", n, c, h, w);
 	t->dt = kind == BK_ACT ? G.act_dt : CUDNN_DATA_FLOAT;
 	t->fmt = kind == BK_ACT ? G.act_fmt : CUDNN_TENSOR_NCHW;
 	CUDNN_CHECK(cudnnCreateTensorDescriptor(&t->desc));
@@ -849,7 +855,7 @@ bk_tensor_read(const bk_tensor *t, float *host)
 
 /* ---- ops ---------------------------------------------------------------------- */
 
-enum op_kind { OP_CONV, OP_BN, OP_RELU, OP_ADD_RELU, OP_MAXPOOL, OP_AVGPOOL, OP_FC };
+enum op_kind { OP_CONV, OP_BN, OP_MAXPOOL, OP_AVGPOOL, OP_FC, OP_SGD };
 
 struct bk_op {
 	int kind;
@@ -866,7 +872,8 @@ struct bk_op {
 	void *xs;             /* amp/bf16 first conv: the fp32 NCHW image cast to NHWC */
 	cudnnTensorDescriptor_t xsdesc;
 	/* bn */
-	int relu, fused;      /* fused: cuDNN applies the ReLU (BN_ACTIVATION) */
+	int relu, y_kept;     /* bk_bn_plan's */
+	int fused;            /* cuDNN applies the ReLU and the add (bnops) */
 	cudnnBatchNormMode_t mode;
 	cudnnBatchNormOps_t bnops;
 	cudnnTensorDescriptor_t pdesc;
@@ -882,6 +889,11 @@ struct bk_op {
 	/* fc */
 	const float *b;
 	float *db;
+	/* sgd: the flat buffers and the weight-decay ranges (device) */
+	float *sgd_w, *sgd_buf;
+	const float *sgd_g;
+	size_t sgd_n, *seg_lo, *seg_hi;
+	int nseg;
 };
 
 static bk_op *
@@ -899,9 +911,6 @@ bk_op_destroy(bk_op *op)
 	if (!op)
 		return;
 	CUDA_CHECK(cudaStreamSynchronize(G.stream));
-	for (int i = 0; i < G.nbn; i++)
-		if (G.bn[i] == op)
-			G.bn[i] = G.bn[--G.nbn];
 	if (op->wdesc)
 		CUDNN_CHECK(cudnnDestroyFilterDescriptor(op->wdesc));
 	if (op->cdesc)
@@ -912,8 +921,8 @@ bk_op_destroy(bk_op *op)
 		CUDNN_CHECK(cudnnDestroyTensorDescriptor(op->pdesc));
 	if (op->act)
 		CUDNN_CHECK(cudnnDestroyActivationDescriptor(op->act));
-	void *bufs[] = {op->w16,	op->dw16,    op->xs, op->save_mean,
-			op->save_inv, op->reserve, op->arg};
+	void *bufs[] = {op->w16,     op->dw16,	  op->xs,     op->save_mean,
+			op->save_inv, op->reserve, op->arg, op->seg_lo, op->seg_hi};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		if (bufs[i])
 			CUDA_CHECK(cudaFree(bufs[i]));
@@ -1008,10 +1017,15 @@ conv_math(void)
 	}
 }
 
+/* The math an algorithm was timed with must be one the precision allows:
+ * fp32 only FMA (CUDNN_DEFAULT_MATH permits TF32); never the down-conversion
+ * of fp32 data to fp16 (CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION). */
 static int
 math_ok(cudnnMathType_t m)
 {
-	return G.precision != BK_FP32 || m == CUDNN_FMA_MATH || m == CUDNN_DEFAULT_MATH;
+	if (G.precision == BK_FP32)
+		return m == CUDNN_FMA_MATH;
+	return m != CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
 }
 
 static const void *
@@ -1101,8 +1115,6 @@ conv_search(bk_op *op, struct conv_algos *a)
 			die("cudnn: no backward-filter algorithm for a %dx%d convolution %d->%d",
 			    op->k, op->k, op->cin, op->cout);
 	}
-	if (G.precision == BK_FP32)
-		a->fwd_math = a->bwd_data_math = a->bwd_filter_math = CUDNN_FMA_MATH;
 	ws_reserve(a->fwd_ws);
 	ws_reserve(a->bwd_data_ws);
 	ws_reserve(a->bwd_filter_ws);
@@ -1176,7 +1188,6 @@ bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k, in
 		memset(&G.algos[i], 0, sizeof G.algos[i]);
 	}
 	op->shape = i;
-	bn_fuse_for_reader(x);
 	struct conv_algos *a = &G.algos[i];
 	if (!a->have_fwd || !a->have_bwd_filter || (dx && !a->have_bwd_data))
 		conv_search(op, a);
@@ -1254,80 +1265,121 @@ bk_conv_backward_weights(bk_op *op)
 }
 
 /*
- * Batch norm: cuDNN's extended API, ReLU fused where it is safe.
+ * Batch norm: cuDNN's extended API (cudnnBatchNormalization*Ex). In amp
+ * (fp16 NHWC, persistent mode, C % 4 == 0) cuDNN fuses the ReLU and the
+ * residual add (CUDNN_BATCHNORM_OPS_BN_ACTIVATION, _BN_ADD_ACTIVATION) and its
+ * backward reads y, so that needs y_kept. Elsewhere a kernel of ours applies
+ * them in place on y after the batch norm, and backward masks dy from y (or,
+ * where y is gone, from the pre-activation recomputed from x), into dz when
+ * there is an add.
  *
- * The model keeps a BN's input x alive until the BN's backward, but its
- * output y only until y's readers are done with it (model.c): a convolution
- * reads y again in its own backward, just before ours, while max pooling
- * does not. And dx, the one buffer that starts at our backward, may overlie
- * y. So:
- * - unfused (every precision): BN, then our ReLU in place on y; backward
- *   masks dy in place from the pre-activation recomputed from x and the
- *   saved statistics, never from y;
- * - fused (amp, fp16 NHWC, CUDNN_BATCHNORM_OPS_BN_ACTIVATION): cuDNN's
- *   backward reads y, so a BN+ReLU is switched to it only when a convolution
- *   is planned to read its y and dx does not overlie y.
+ * Every configuration is tried once at plan time, forward and backward, on
+ * the arena (nothing in it is live yet; running statistics untouched): a
+ * fused form cuDNN refuses falls back to the unfused one, and a precision
+ * whose plain batch norm it refuses (bf16 on an older GPU or cuDNN) stops
+ * the run at start-up with exit 2 instead of at the first step.
  */
-static void
+static cudnnStatus_t
+bn_forward_status(bk_op *op, double momentum, float *rmean, float *rvar)
+{
+	float one = 1.0f, zero = 0.0f;
+	int add = op->bnops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
+
+	return cudnnBatchNormalizationForwardTrainingEx(
+		G.dnn, op->mode, op->bnops, &one, &zero, op->x->desc, op->x->p,
+		add ? op->x2->desc : NULL, add ? op->x2->p : NULL, op->y->desc, op->y->p, op->pdesc,
+		op->gamma, op->beta, momentum, rmean, rvar, op->eps, op->save_mean, op->save_inv,
+		op->fused ? op->act : NULL, G.ws, op->fwd_ws, op->reserve, op->reserve_size);
+}
+
+/* g: the gradient the batch norm itself sees (dy, or dz after an unfused add). */
+static cudnnStatus_t
+bn_backward_status(bk_op *op, const bk_tensor *g)
+{
+	float one = 1.0f, zero = 0.0f;
+	int add = op->bnops == CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION;
+
+	/* y and the activation only when fused (PyTorch passes none for plain BN) */
+	return cudnnBatchNormalizationBackwardEx(
+		G.dnn, op->mode, op->bnops, &one, &zero, &one, &zero, op->x->desc, op->x->p,
+		op->fused ? op->y->desc : NULL, op->fused ? op->y->p : NULL, g->desc, g->p,
+		add ? op->dx2->desc : NULL, add ? op->dx2->p : NULL, op->dx->desc, op->dx->p,
+		op->pdesc, op->gamma, op->beta, op->dgamma, op->dbeta, op->eps, op->save_mean,
+		op->save_inv, op->fused ? op->act : NULL, G.ws, op->bwd_ws, op->reserve,
+		op->reserve_size);
+}
+
+static const bk_tensor *
+bn_grad_in(const bk_op *op)
+{
+	return op->x2 && !op->fused ? op->dx2 : op->dy;
+}
+
+/* Sizes for the form 'fused' says, then one trial of it: cuDNN's verdict. */
+static cudnnStatus_t
 bn_configure(bk_op *op, int fused)
 {
+	int add = fused && op->x2;
+	cudnnStatus_t st;
+
 	if (op->reserve) {
 		CUDA_CHECK(cudaFree(op->reserve));
 		op->reserve = NULL;
 	}
 	op->fused = fused;
-	op->bnops = fused ? CUDNN_BATCHNORM_OPS_BN_ACTIVATION : CUDNN_BATCHNORM_OPS_BN;
-	if (fused && !op->act) {
-		CUDNN_CHECK(cudnnCreateActivationDescriptor(&op->act));
-		CUDNN_CHECK(cudnnSetActivationDescriptor(op->act, CUDNN_ACTIVATION_RELU,
-							 CUDNN_PROPAGATE_NAN, 0.0));
-	}
+	op->bnops = !fused ? CUDNN_BATCHNORM_OPS_BN
+		    : add  ? CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION
+			   : CUDNN_BATCHNORM_OPS_BN_ACTIVATION;
 	cudnnActivationDescriptor_t act = fused ? op->act : NULL;
-	CUDNN_CHECK(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(
-		G.dnn, op->mode, op->bnops, op->x->desc, NULL, op->y->desc, op->pdesc, act,
-		&op->fwd_ws));
-	CUDNN_CHECK(cudnnGetBatchNormalizationBackwardExWorkspaceSize(
-		G.dnn, op->mode, op->bnops, op->x->desc, fused ? op->y->desc : NULL,
-		op->dy->desc, NULL, op->dx->desc, op->pdesc, act, &op->bwd_ws));
-	CUDNN_CHECK(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(
-		G.dnn, op->mode, op->bnops, act, op->x->desc, &op->reserve_size));
+	st = cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(
+		G.dnn, op->mode, op->bnops, op->x->desc, add ? op->x2->desc : NULL, op->y->desc,
+		op->pdesc, act, &op->fwd_ws);
+	if (st == CUDNN_STATUS_SUCCESS)
+		st = cudnnGetBatchNormalizationBackwardExWorkspaceSize(
+			G.dnn, op->mode, op->bnops, op->x->desc, fused ? op->y->desc : NULL,
+			bn_grad_in(op)->desc, add ? op->dx2->desc : NULL, op->dx->desc, op->pdesc,
+			act, &op->bwd_ws);
+	if (st == CUDNN_STATUS_SUCCESS)
+		st = cudnnGetBatchNormalizationTrainingExReserveSpaceSize(
+			G.dnn, op->mode, op->bnops, act, op->x->desc, &op->reserve_size);
+	/* Without a workspace cuDNN runs the non-extended function, which has
+	 * no activation: a fused form must have one. */
+	if (st != CUDNN_STATUS_SUCCESS)
+		return st;
+	if (fused && (op->fwd_ws == 0 || op->bwd_ws == 0))
+		return CUDNN_STATUS_NOT_SUPPORTED;
 	if (op->reserve_size)
 		op->reserve = dev_alloc(op->reserve_size);
 	ws_reserve(op->fwd_ws > op->bwd_ws ? op->fwd_ws : op->bwd_ws);
-}
-
-/* A convolution is planned on x: if x is the output of a BN+ReLU that can
- * fuse, fuse it (see above). */
-static void
-bn_fuse_for_reader(const bk_tensor *x)
-{
-	for (int i = 0; i < G.nbn; i++) {
-		bk_op *op = G.bn[i];
-		if (op->y != x || !op->relu || op->fused || G.act_dt != CUDNN_DATA_HALF ||
-		    x->c % 4 != 0)
-			continue;
-		size_t bytes = elems(op->y) * G.act_size;
-		const char *y = (const char *)op->y->p, *dx = (const char *)op->dx->p;
-		if (dx + bytes <= y || y + bytes <= dx)
-			bn_configure(op, 1);
-	}
+	st = bn_forward_status(op, 0.0, NULL, NULL);
+	if (st == CUDNN_STATUS_SUCCESS)
+		st = bn_backward_status(op, bn_grad_in(op));
+	CUDA_CHECK(cudaStreamSynchronize(G.stream));
+	return st;
 }
 
 extern "C" bk_op *
-bk_bn_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int relu,
-	   const float *gamma, const float *beta, float *dgamma, float *dbeta,
-	   float *running_mean, float *running_var, float eps, float momentum)
+bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_tensor *dz,
+	   bk_tensor *dy, int relu, int y_kept, const float *gamma, const float *beta,
+	   float *dgamma, float *dbeta, float *running_mean, float *running_var, float eps,
+	   float momentum)
 {
 	bk_op *op = op_new(OP_BN);
 	size_t c = (size_t)x->c;
 
 	if (!dx || !dy || elems(x) != elems(y) || x->dt != y->dt || x->fmt != y->fmt)
 		die("bn plan: x, y, dx and dy must all be given, of one shape and type");
+	if (z && (!relu || !y_kept || !dz || elems(z) != elems(y) || z->dt != y->dt ||
+		  z->fmt != y->fmt))
+		die("bn plan: an add needs the ReLU, y kept, and z and dz shaped as y");
 	op->x = x;
+	op->x2 = z;
 	op->y = y;
 	op->dx = dx;
+	op->dx2 = dz;
 	op->dy = dy;
 	op->relu = relu;
+	op->y_kept = y_kept;
 	op->gamma = gamma;
 	op->beta = beta;
 	op->dgamma = dgamma;
@@ -1336,7 +1388,7 @@ bk_bn_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int relu,
 	op->rvar = running_var;
 	op->eps = eps < CUDNN_BN_MIN_EPSILON ? CUDNN_BN_MIN_EPSILON : eps;
 	op->momentum = momentum;
-	/* Persistent kernels for fp16 NHWC, where the fused ReLU needs them and
+	/* Persistent kernels for fp16 NHWC, where the fused forms need them and
 	 * PyTorch and MXNet use them; the plain mode elsewhere (bf16 included). */
 	op->mode = G.act_dt == CUDNN_DATA_HALF && G.act_fmt == CUDNN_TENSOR_NHWC
 			   ? CUDNN_BATCHNORM_SPATIAL_PERSISTENT
@@ -1345,28 +1397,38 @@ bk_bn_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int relu,
 	CUDNN_CHECK(cudnnDeriveBNTensorDescriptor(op->pdesc, x->desc, op->mode));
 	op->save_mean = (float *)dev_alloc(c * sizeof(float));
 	op->save_inv = (float *)dev_alloc(c * sizeof(float));
-	bn_configure(op, 0);
-	if (G.nbn == MAX_BN)
-		die("bn plan: more than %d batch norms", MAX_BN);
-	G.bn[G.nbn++] = op;
+	CUDNN_CHECK(cudnnCreateActivationDescriptor(&op->act));
+	CUDNN_CHECK(cudnnSetActivationDescriptor(op->act, CUDNN_ACTIVATION_RELU,
+						 CUDNN_PROPAGATE_NAN, 0.0));
+	int fuse = relu && y_kept && op->mode == CUDNN_BATCHNORM_SPATIAL_PERSISTENT && c % 4 == 0;
+	cudnnStatus_t st = fuse ? bn_configure(op, 1) : CUDNN_STATUS_NOT_SUPPORTED;
+	if (st != CUDNN_STATUS_SUCCESS)
+		st = bn_configure(op, 0);
+	if (st != CUDNN_STATUS_SUCCESS) {
+		fprintf(stderr,
+			"bench: --precision %s: cuDNN %zu cannot run batch norm on %dx%dx%d %s "
+			"activations on this GPU: %s\n",
+			precision_name(G.precision), cudnnGetVersion(), x->c, x->h, x->w,
+			G.act_fmt == CUDNN_TENSOR_NHWC ? "NHWC" : "NCHW", cudnnGetErrorString(st));
+		comm_abort(2);
+	}
+	if (G.verbose && G.local_rank == 0)
+		fprintf(stderr, "bench: cudnn: batch norm %dx%dx%d%s%s: %s\n", x->c, x->h, x->w,
+			relu ? " +relu" : "", z ? " +add" : "",
+			op->fused ? "fused" : relu ? "our ReLU kernels" : "plain");
 	return op;
 }
 
 extern "C" void
 bk_bn_forward(bk_op *op)
 {
-	float one = 1.0f, zero = 0.0f;
-
 	ws_finalize();
-	CUDNN_CHECK(cudnnBatchNormalizationForwardTrainingEx(
-		G.dnn, op->mode, op->bnops, &one, &zero, op->x->desc, op->x->p, NULL, NULL,
-		op->y->desc, op->y->p, op->pdesc, op->gamma, op->beta, op->momentum, op->rmean,
-		op->rvar, op->eps, op->save_mean, op->save_inv, op->fused ? op->act : NULL, G.ws,
-		op->fwd_ws, op->reserve, op->reserve_size));
+	CUDNN_CHECK(bn_forward_status(op, op->momentum, op->rmean, op->rvar));
 	if (op->relu && !op->fused) {
 		size_t n = elems(op->y);
-		ACT_DISPATCH(op->y->dt, (k_relu<T><<<blocks(n), THREADS, 0, G.stream>>>(
-						 (const T *)op->y->p, (T *)op->y->p, n)));
+		ACT_DISPATCH(op->y->dt, (k_add_relu<T><<<blocks(n), THREADS, 0, G.stream>>>(
+						 (T *)op->y->p, op->x2 ? (const T *)op->x2->p : NULL,
+						 n)));
 		CUDA_LAUNCH_CHECK();
 	}
 }
@@ -1374,103 +1436,32 @@ bk_bn_forward(bk_op *op)
 extern "C" void
 bk_bn_backward(bk_op *op)
 {
-	float one = 1.0f, zero = 0.0f;
 	const bk_tensor *x = op->x;
 
 	ws_finalize();
 	if (op->relu && !op->fused) {
-		/* dy is this layer's own gradient: nothing reads it after us. */
-		ACT_DISPATCH(x->dt, (k_bn_relu_back<T><<<blocks(elems(x)), THREADS, 0, G.stream>>>(
+		size_t n = elems(x);
+		if (op->y_kept) {
+			/* into dz with an add (both of its inputs get it), else
+			 * in place: nothing reads dy after us */
+			const bk_tensor *g = bn_grad_in(op);
+			ACT_DISPATCH(x->dt, (k_relu_back<T><<<blocks(n), THREADS, 0, G.stream>>>(
+						     (const T *)op->y->p, (const T *)op->dy->p,
+						     (T *)g->p, n)));
+		} else {
+			ACT_DISPATCH(x->dt,
+				     (k_bn_relu_back<T><<<blocks(n), THREADS, 0, G.stream>>>(
 					     (const T *)x->p, (T *)op->dy->p, op->save_mean,
-					     op->save_inv, op->gamma, op->beta, elems(x), x->c,
+					     op->save_inv, op->gamma, op->beta, n, x->c,
 					     (size_t)x->h * x->w, x->fmt == CUDNN_TENSOR_NHWC)));
+		}
 		CUDA_LAUNCH_CHECK();
 	}
-	/* y only for the fused ReLU (PyTorch passes none for plain BN). */
-	CUDNN_CHECK(cudnnBatchNormalizationBackwardEx(
-		G.dnn, op->mode, op->bnops, &one, &zero, &one, &zero, x->desc, x->p,
-		op->fused ? op->y->desc : NULL, op->fused ? op->y->p : NULL, op->dy->desc,
-		op->dy->p, NULL, NULL, op->dx->desc, op->dx->p, op->pdesc, op->gamma, op->beta,
-		op->dgamma, op->dbeta, op->eps, op->save_mean, op->save_inv,
-		op->fused ? op->act : NULL, G.ws, op->bwd_ws, op->reserve, op->reserve_size));
+	CUDNN_CHECK(bn_backward_status(op, bn_grad_in(op)));
 	if (G.scaling) {
 		bk_cuda_check_finite(op->dgamma, (size_t)x->c);
 		bk_cuda_check_finite(op->dbeta, (size_t)x->c);
 	}
-}
-
-extern "C" bk_op *
-bk_relu_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy)
-{
-	bk_op *op = op_new(OP_RELU);
-
-	op->x = x;
-	op->y = y;
-	op->dx = dx;
-	op->dy = dy;
-	return op;
-}
-
-extern "C" void
-bk_relu_forward(bk_op *op)
-{
-	size_t n = elems(op->y);
-
-	ACT_DISPATCH(op->y->dt, (k_relu<T><<<blocks(n), THREADS, 0, G.stream>>>(
-					 (const T *)op->x->p, (T *)op->y->p, n)));
-	CUDA_LAUNCH_CHECK();
-}
-
-extern "C" void
-bk_relu_backward(bk_op *op)
-{
-	size_t n = elems(op->y);
-
-	if (!op->dx)
-		return;
-	ACT_DISPATCH(op->y->dt, (k_relu_back<T><<<blocks(n), THREADS, 0, G.stream>>>(
-					 (const T *)op->y->p, (const T *)op->dy->p,
-					 (T *)op->dx->p, n)));
-	CUDA_LAUNCH_CHECK();
-}
-
-extern "C" bk_op *
-bk_add_relu_plan(bk_tensor *a, bk_tensor *b, bk_tensor *y, bk_tensor *da, bk_tensor *db,
-		 bk_tensor *dy)
-{
-	bk_op *op = op_new(OP_ADD_RELU);
-
-	if (elems(a) != elems(b) || elems(a) != elems(y) || a->dt != b->dt || a->fmt != b->fmt)
-		die("add_relu plan: operands differ in shape or type");
-	op->x = a;
-	op->x2 = b;
-	op->y = y;
-	op->dx = da;
-	op->dx2 = db;
-	op->dy = dy;
-	return op;
-}
-
-extern "C" void
-bk_add_relu_forward(bk_op *op)
-{
-	size_t n = elems(op->y);
-
-	ACT_DISPATCH(op->y->dt, (k_add_relu<T><<<blocks(n), THREADS, 0, G.stream>>>(
-					 (const T *)op->x->p, (const T *)op->x2->p, (T *)op->y->p,
-					 n)));
-	CUDA_LAUNCH_CHECK();
-}
-
-extern "C" void
-bk_add_relu_backward(bk_op *op)
-{
-	size_t n = elems(op->y);
-
-	ACT_DISPATCH(op->y->dt, (k_add_relu_back<T><<<blocks(n), THREADS, 0, G.stream>>>(
-					 (const T *)op->y->p, (const T *)op->dy->p,
-					 (T *)op->dx->p, (T *)op->dx2->p, n)));
-	CUDA_LAUNCH_CHECK();
 }
 
 extern "C" bk_op *
@@ -1637,19 +1628,19 @@ settle(void)
 	CUDA_CHECK(cudaStreamSynchronize(G.stream));
 	lossscale_update(&G.ls, *G.flag_host);
 	CUDA_CHECK(cudaMemsetAsync(G.flag, 0, sizeof(int), G.stream));
-	G.pending = 0;
+	G.pending = G.updated = 0;
 }
 
 /*
- * The one host synchronisation of a step: settle the previous step's loss
- * scale, then scale this step's loss gradient by it.
+ * Queued, never waited on: the loss of each row goes to pinned memory behind
+ * the kernel, and the GPU goes on into backward. The loss gradient is scaled
+ * by the loss scale the last step settled (bk_sync).
  */
-extern "C" float
+extern "C" void
 bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothing, float scale,
 	      bk_tensor *dlogits)
 {
 	int n = logits->n, k = logits->c;
-	double sum = 0.0;
 
 	if (logits->kind != BK_MATRIX || dlogits->kind != BK_MATRIX)
 		die("softmax_ce: logits must be a matrix");
@@ -1663,7 +1654,7 @@ bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothing, f
 		CUDA_CHECK(cudaMallocHost((void **)&G.loss_host, (size_t)n * sizeof(float)));
 		G.loss_cap = n;
 	}
-	settle();
+	settle(); /* a step without an update: its verdict is read here */
 	/* A row per thread (mathk.h's serial row, double sums): 32-thread blocks
 	 * spread the rows over the SMs. */
 	k_softmax_ce<<<(unsigned)((n + 31) / 32), 32, 0, G.stream>>>(
@@ -1673,10 +1664,18 @@ bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothing, f
 	G.pending = G.scaling;
 	CUDA_CHECK(cudaMemcpyAsync(G.loss_host, G.loss_rows, (size_t)n * sizeof(float),
 				   cudaMemcpyDeviceToHost, G.stream));
-	CUDA_CHECK(cudaStreamSynchronize(G.stream));
-	for (int i = 0; i < n; i++)
+	G.loss_n = n;
+}
+
+extern "C" float
+bk_loss(void)
+{
+	double sum = 0.0;
+
+	CUDA_CHECK(cudaStreamSynchronize(G.stream)); /* idle after bk_sync: no wait */
+	for (int i = 0; i < G.loss_n; i++)
 		sum += G.loss_host[i];
-	return (float)(sum / n);
+	return G.loss_n ? (float)(sum / G.loss_n) : 0.0f;
 }
 
 /* backend.h's overflow check: waits for the answer (the backend's own loss
@@ -1695,14 +1694,38 @@ bk_all_finite(const float *x, size_t n)
 	return *G.check_host == 0;
 }
 
-extern "C" void
-bk_sgd_update(float *w, const float *g, float *buf, size_t n, float grad_scale, float lr,
-	      float momentum, float wd)
+extern "C" bk_op *
+bk_sgd_plan(float *w, const float *g, float *buf, size_t n, const size_t *lo, const size_t *hi,
+	    int nseg)
 {
+	bk_op *op = op_new(OP_SGD);
+	size_t bytes = (size_t)(nseg > 0 ? nseg : 1) * sizeof(size_t);
+
+	op->sgd_w = w;
+	op->sgd_g = g;
+	op->sgd_buf = buf;
+	op->sgd_n = n;
+	op->nseg = nseg;
+	op->seg_lo = (size_t *)dev_alloc(bytes);
+	op->seg_hi = (size_t *)dev_alloc(bytes);
+	if (nseg > 0) {
+		bk_to_device(op->seg_lo, lo, (size_t)nseg * sizeof(size_t));
+		bk_to_device(op->seg_hi, hi, (size_t)nseg * sizeof(size_t));
+	}
+	return op;
+}
+
+extern "C" void
+bk_sgd_run(bk_op *op, float grad_scale, float lr, float momentum, float wd)
+{
+	size_t n = op->sgd_n;
+
 	if (n == 0)
 		return;
-	k_sgd<<<blocks(n), THREADS, 0, G.stream>>>(w, g, buf, n,
+	k_sgd<<<blocks(n), THREADS, 0, G.stream>>>(op->sgd_w, op->sgd_g, op->sgd_buf, n, op->seg_lo,
+						  op->seg_hi, op->nseg,
 						  grad_scale * lossscale_inv(&G.ls), lr, momentum,
 						  wd, G.flag);
 	CUDA_LAUNCH_CHECK();
+	G.updated = G.pending;
 }

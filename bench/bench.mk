@@ -20,6 +20,13 @@ $(BIN)/bench: $(BENCH_OBJ) | $(BIN)
 
 all: $(BIN)/bench
 
+# bin/bench-arena-check: model.c's memory plan under a backend that does no
+# arithmetic and checks every read against the last write (tests/bench.bats).
+$(BIN)/bench-arena-check: $(OBJ)/bench/arena-check.o $(OBJ)/bench/model.o | $(BIN)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -fopenmp -lm
+
+all: $(BIN)/bench-arena-check
+
 # `make bench-cpu` (bench against PyTorch on this CPU) lives in its own
 # fragment, owned with the benchmark.
 include $(wildcard bench/bench-cpu.mk)

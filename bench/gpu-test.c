@@ -5,8 +5,6 @@
  *
  *   lossscale [-s scale]   lines "N F": N steps, F = 1 overflow, 0 clean;
  *                          prints the state after them
- *   buckets cap first_cap  lines "offset count" (production order);
- *                          prints "offset count first last" per bucket
  *   dedup                  lines "n c h w k r s stride pad dtype";
  *                          prints each shape's first equal index, then distinct=D
  *   tol precision          prints the check-gpu tolerances
@@ -29,7 +27,7 @@
 #include "lossscale.h"
 
 static const char *usage_text =
-    "usage: bench-gpu-test lossscale [-s scale] | buckets cap first_cap | dedup | "
+    "usage: bench-gpu-test lossscale [-s scale] | dedup | "
     "tol precision | layout n c h w | weights k c r s [cpad] | image n c cpad h w | "
     "pool in k s pad";
 
@@ -86,45 +84,6 @@ run_lossscale(float scale)
 		printf("steps=%ld applied=%ld skipped=%ld scale=%.9g clean=%d\n", ls.steps,
 		    applied, ls.skipped, (double)ls.scale, ls.clean);
 	}
-	free(line);
-	return 0;
-}
-
-static int
-run_buckets(size_t bcap, size_t first)
-{
-	size_t *off = NULL, *cnt = NULL;
-	int n = 0, room = 0;
-	char *line = NULL;
-	size_t lcap = 0;
-
-	while (getline(&line, &lcap, stdin) > 0) {
-		unsigned long long o, c;
-		int used;
-
-		if (sscanf(line, "%llu %llu %n", &o, &c, &used) != 2 || line[used] != '\0')
-			die(n + 1, "expected \"offset count\"");
-		if (n == room) {
-			room = room ? 2 * room : 64;
-			off = realloc(off, room * sizeof *off);
-			cnt = realloc(cnt, room * sizeof *cnt);
-			if (!off || !cnt)
-				die(n + 1, "out of memory");
-		}
-		off[n] = o;
-		cnt[n++] = c;
-	}
-	struct gpu_bucket *b = malloc((n ? n : 1) * sizeof *b);
-	if (!b)
-		die(n, "out of memory");
-	int nb = gpu_bucket_plan(off, cnt, n, bcap, first, b);
-	if (nb < 0)
-		die(n, "empty or overlapping tensors");
-	for (int i = 0; i < nb; i++)
-		printf("%zu %zu %d %d\n", b[i].offset, b[i].count, b[i].first, b[i].last);
-	free(b);
-	free(off);
-	free(cnt);
 	free(line);
 	return 0;
 }
@@ -283,9 +242,6 @@ main(int argc, char **argv)
 		else if (argc != 2)
 			usage();
 		rc = run_lossscale(scale);
-	} else if (strcmp(argv[1], "buckets") == 0 && argc == 4) {
-		rc = run_buckets((size_t)num("cap", argv[2], 1, 1LL << 40),
-		    (size_t)num("first_cap", argv[3], 1, 1LL << 40));
 	} else if (strcmp(argv[1], "dedup") == 0 && argc == 2) {
 		rc = run_dedup();
 	} else if (strcmp(argv[1], "tol") == 0 && argc == 3) {

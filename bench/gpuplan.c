@@ -22,32 +22,28 @@ conv_equal(const struct gpu_conv_shape *a, const struct gpu_conv_shape *b)
 }
 
 int
-gpu_conv_dedup(const struct gpu_conv_shape *shape, int n, int *idx)
-{
-	int distinct = 0;
-
-	/* n is ~53 for ResNet50: quadratic is fine and keeps the order stable. */
-	for (int i = 0; i < n; i++) {
-		idx[i] = i;
-		for (int j = 0; j < i; j++) {
-			if (idx[j] == j && conv_equal(&shape[i], &shape[j])) {
-				idx[i] = j;
-				break;
-			}
-		}
-		if (idx[i] == i)
-			distinct++;
-	}
-	return distinct;
-}
-
-int
 gpu_conv_lookup(const struct gpu_conv_shape *tab, int n, const struct gpu_conv_shape *s)
 {
 	for (int i = 0; i < n; i++)
 		if (conv_equal(&tab[i], s))
 			return i;
 	return -1;
+}
+
+/* What the backend does at plan time, one shape after the other. */
+int
+gpu_conv_dedup(const struct gpu_conv_shape *shape, int n, int *idx)
+{
+	int distinct = 0;
+
+	for (int i = 0; i < n; i++) {
+		idx[i] = gpu_conv_lookup(shape, i, &shape[i]);
+		if (idx[i] < 0) {
+			idx[i] = i;
+			distinct++;
+		}
+	}
+	return distinct;
 }
 
 size_t
@@ -58,42 +54,6 @@ gpu_workspace_limit(size_t flag_limit, size_t free_bytes, double frac)
 	if (flag_limit != 0 && flag_limit < cap)
 		return flag_limit;
 	return cap;
-}
-
-int
-gpu_bucket_plan(const size_t *offset, const size_t *count, int n, size_t cap,
-    size_t first_cap, struct gpu_bucket *out)
-{
-	int nb = 0;
-
-	for (int i = 0; i < n; i++) {
-		if (count[i] == 0)
-			return -1;
-		for (int j = 0; j < i; j++)
-			if (offset[i] < offset[j] + count[j] && offset[j] < offset[i] + count[i])
-				return -1;
-	}
-	for (int i = 0; i < n; i++) {
-		struct gpu_bucket *b = nb > 0 ? &out[nb - 1] : NULL;
-		size_t limit = nb == 1 ? first_cap : cap;
-		/* Backward walks the buffer downwards: the next tensor sits just
-		 * below the bucket; a forward-ordered table works too. */
-		int below = b && offset[i] + count[i] == b->offset;
-		int above = b && b->offset + b->count == offset[i];
-
-		if (b && b->count < limit && (below || above)) {
-			if (below)
-				b->offset = offset[i];
-			b->count += count[i];
-			b->last = i;
-			continue;
-		}
-		out[nb].offset = offset[i];
-		out[nb].count = count[i];
-		out[nb].first = out[nb].last = i;
-		nb++;
-	}
-	return nb;
 }
 
 double

@@ -1,9 +1,8 @@
 /*
  * gpuplan.h: host-side planning for the CUDA backend, plain C so the CPU tests
- * cover it: which convolution shapes are distinct (cudnnFind runs once per
- * shape), how much workspace a search may use, and how the flat gradient
- * buffer is cut into allreduce buckets launched as backward produces them.
- * No CUDA types here; backend_cuda.cu and comm_nccl.cu fill these structs.
+ * cover it: the index maps of the layout kernels, which convolution shapes
+ * are distinct (cudnnFind runs once per shape), how much workspace a search
+ * may use, and check-gpu's comparison. No CUDA types here.
  */
 #ifndef BENCH_GPUPLAN_H
 #define BENCH_GPUPLAN_H
@@ -139,30 +138,6 @@ int gpu_conv_lookup(const struct gpu_conv_shape *tab, int n, const struct gpu_co
  * left after parameters and activations are allocated.
  */
 size_t gpu_workspace_limit(size_t flag_limit, size_t free_bytes, double frac);
-
-/* ---- allreduce buckets ----------------------------------------------- */
-
-/*
- * Gradient tensors in the order backward produces them (the layer table
- * walked back), each a range [offset, offset + count) of the flat buffer, in
- * elements. A bucket is a run of consecutive tensors that is one contiguous
- * range of the buffer; it is closed when it reaches 'cap' elements (the first
- * bucket at 'first_cap', smaller, so communication starts early, as PyTorch
- * DDP does) or when the next tensor is not adjacent.
- */
-struct gpu_bucket {
-	size_t offset;		/* elements, start of the range */
-	size_t count;		/* elements */
-	int first, last;	/* tensors (production order) first..last, inclusive */
-};
-
-/*
- * Plans the buckets into out[] (room for n, enough in every case). Returns
- * the number of buckets, or -1 if a count is 0 or ranges overlap.
- * ready_after[b] is out[b].last: launch bucket b once tensor 'last' is done.
- */
-int gpu_bucket_plan(const size_t *offset, const size_t *count, int n, size_t cap,
-    size_t first_cap, struct gpu_bucket *out);
 
 /* ---- comparing two --export directories (make check-gpu) ---------------- */
 

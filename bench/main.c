@@ -218,9 +218,8 @@ static double now(void)
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* ---- gradient buckets: cut at layer boundaries, from the end of the
- * parameter buffer, each ~bucket_mb; started as soon as backward has made
- * every gradient in it ---- */
+/* ---- gradient buckets (model_buckets): started as soon as backward has
+ * made every gradient in them final ---- */
 
 typedef struct buckets {
 	float *grads;
@@ -228,28 +227,15 @@ typedef struct buckets {
 	int n, next; /* next to start, in backward order */
 } buckets;
 
+static size_t bucket_cap(double mb)
+{
+	return (size_t)(mb * 1048576.0 / sizeof(float));
+}
+
 static void buckets_plan(buckets *b, const model *m, double mb)
 {
-	size_t cap = (size_t)(mb * 1048576.0 / sizeof(float)), hi = m->nparams;
-	if (cap < 1)
-		cap = 1;
-	b->n = 0;
 	b->grads = m->grads;
-	for (int i = m->nlayers - 1; i >= 0; i--) {
-		const layer *l = &m->layers[i];
-		if (!l->nw)
-			continue;
-		if (hi - l->w >= cap || l->w == 0) {
-			if (b->n == COMM_MAX_PENDING - 1) { /* the rest in one */
-				b->lo[b->n] = 0;
-				b->hi[b->n++] = hi;
-				return;
-			}
-			b->lo[b->n] = l->w;
-			b->hi[b->n++] = hi;
-			hi = l->w;
-		}
-	}
+	b->n = model_buckets(m, bucket_cap(mb), b->lo, b->hi, COMM_MAX_PENDING);
 }
 
 static void bucket_ready(void *ctx, size_t off)
@@ -260,6 +246,32 @@ static void bucket_ready(void *ctx, size_t off)
 		comm_allreduce_start(b->grads + b->lo[b->next], b->hi[b->next] - b->lo[b->next]);
 		b->next++;
 	}
+}
+
+/* ---- the update: one pass over the flat buffers, weight decay on the
+ * conv and fc weights (torchvision's recipe: not on BN and biases) ---- */
+
+static bk_op *sgd_plan(const model *m)
+{
+	size_t lo[MODEL_MAX_LAYERS], hi[MODEL_MAX_LAYERS];
+	int n = 0;
+	for (int i = 0; i < m->nlayers; i++) {
+		const layer *l = &m->layers[i];
+		if (!model_decays(l))
+			continue;
+		if (n > 0 && hi[n - 1] == l->w) { /* adjacent: one range */
+			hi[n - 1] += l->nw;
+			continue;
+		}
+		if (n > 0 && l->w < hi[n - 1]) {
+			fprintf(stderr, "bench: %s:%d: decayed weights out of order at %s\n",
+				__FILE__, __LINE__, l->name);
+			comm_abort(1);
+		}
+		lo[n] = l->w;
+		hi[n++] = l->w + l->nw;
+	}
+	return bk_sgd_plan(m->params, m->grads, m->momentum, m->nparams, lo, hi, n);
 }
 
 /* ---- export (doc/CONTRACT.md) ---- */
@@ -286,14 +298,27 @@ static void write_file(const char *dir, const char *name, const void *data, size
 		die_errno("--export", path);
 }
 
+static int by_offset(const void *a, const void *b)
+{
+	const layer *x = *(const layer *const *)a, *y = *(const layer *const *)b;
+	return x->w < y->w ? -1 : x->w > y->w;
+}
+
 static void write_manifest(const char *dir, const model *m)
 {
 	size_t cap = 65536, len = 0;
 	char *s = malloc(cap);
 	if (!s)
 		die_errno("--export", "manifest.tsv");
-	for (int i = 0; i < m->nlayers; i++) {
-		const layer *l = &m->layers[i];
+	/* in offset order (torchvision's), whatever the order of the layers */
+	const layer *order[MODEL_MAX_LAYERS];
+	int n = 0;
+	for (int i = 0; i < m->nlayers; i++)
+		if (m->layers[i].nw)
+			order[n++] = &m->layers[i];
+	qsort(order, (size_t)n, sizeof order[0], by_offset);
+	for (int i = 0; i < n; i++) {
+		const layer *l = order[i];
 		const char *names[2] = {"weight", "bias"};
 		size_t off[2] = {l->w, l->b}, cnt[2] = {l->nw, l->nb};
 		for (int j = 0; j < 2; j++) {
@@ -363,7 +388,7 @@ int main(int argc, char **argv)
 	if (c.describe) {
 		model_build(&m, c.batch, c.image, c.classes);
 		if (rank == 0)
-			model_describe(&m, stdout);
+			model_describe(&m, bucket_cap(c.bucket_mb), COMM_MAX_PENDING, stdout);
 		comm_finalize();
 		return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
 	}
@@ -439,6 +464,7 @@ int main(int argc, char **argv)
 
 	buckets bu;
 	buckets_plan(&bu, &m, c.bucket_mb);
+	bk_op *sgd = sgd_plan(&m);
 	long global_batch = (long)c.batch * size;
 	if (rank == 0) {
 		fprintf(stderr, "bench: %s, %d rank(s), %d thread(s) each, %zu parameters, "
@@ -458,7 +484,7 @@ int main(int argc, char **argv)
 		double t0 = now();
 		if (bk_cuda_step_begin)
 			bk_cuda_step_begin();
-		float loss = model_forward(&m, (float)c.label_smoothing, 1.0f / (float)global_batch);
+		model_forward(&m, (float)c.label_smoothing, 1.0f / (float)global_batch);
 		bu.next = 0;
 		model_backward(&m, size > 1 ? bucket_ready : NULL, &bu);
 		if (size > 1) {
@@ -480,17 +506,9 @@ int main(int argc, char **argv)
 		double lr = c.lr;
 		if (c.lr_warmup > 0 && it <= c.lr_warmup)
 			lr = c.lr * it / c.lr_warmup;
-		for (int i = 0; i < m.nlayers; i++) {
-			layer *l = &m.layers[i];
-			if (l->nw)
-				bk_sgd_update(m.params + l->w, m.grads + l->w, m.momentum + l->w, l->nw,
-					      1.0f, (float)lr, (float)c.momentum,
-					      model_decays(l) ? (float)c.weight_decay : 0.0f);
-			if (l->nb)
-				bk_sgd_update(m.params + l->b, m.grads + l->b, m.momentum + l->b, l->nb,
-					      1.0f, (float)lr, (float)c.momentum, 0.0f);
-		}
+		bk_sgd_run(sgd, 1.0f, (float)lr, (float)c.momentum, (float)c.weight_decay);
 		bk_sync();
+		double loss = bk_loss();
 		double gloss = size > 1 ? comm_sum(loss) / size : loss;
 		double t1 = now();
 		struct timeval tv;
@@ -523,6 +541,7 @@ int main(int argc, char **argv)
 			       timed > 0 ? (double)global_batch * n / timed : 0.0);
 		printf("# end iters=%d peak_mem_mb=%ld\n", c.iters, peak);
 	}
+	bk_op_destroy(sgd);
 	model_release(&m);
 	bk_finalize();
 	comm_finalize();

@@ -8,6 +8,7 @@
 #define BENCH_MATHK_H
 
 #include <math.h>
+#include <stddef.h>
 
 #ifdef __CUDACC__
 #define BENCH_HD __host__ __device__
@@ -29,6 +30,26 @@ static inline BENCH_HD void mathk_sgd(float *w, float *buf, float g, float grad_
 	float b = momentum * *buf + d;
 	*buf = b;
 	*w = *w - lr * b;
+}
+
+/*
+ * Weight decay applies to some ranges of the flat parameter buffer (conv and
+ * fc weights), given as nseg ascending, disjoint [lo[k], hi[k]). Returns the
+ * first range that ends after element i (nseg if none): i is in range k iff
+ * k < nseg and lo[k] <= i. A binary search, for one element (a GPU thread);
+ * a loop over ascending i can start from it and step on.
+ */
+static inline BENCH_HD int mathk_range_after(size_t i, const size_t *hi, int nseg)
+{
+	int a = 0, b = nseg;
+	while (a < b) {
+		int mid = a + (b - a) / 2;
+		if (hi[mid] <= i)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a;
 }
 
 /* Label-smoothed target of class j as torch's cross_entropy(label_smoothing=s). */

@@ -81,7 +81,6 @@ static int add_tensor(model *m, int kind, int c, int h, int w)
 	t->w = w;
 	t->producer = -1;
 	t->last_use = -1;
-	t->alias = -1;
 	return m->ntensors++;
 }
 
@@ -127,22 +126,42 @@ static int conv(model *m, const char *name, int x, int cout, int k, int stride, 
 	return finish(m, l, add_tensor(m, BK_ACT, cout, ho, wo));
 }
 
-static int bn(model *m, const char *name, int x, int relu)
+/* Room for a batch norm's gamma and beta, and its running statistics. */
+static void bn_reserve(model *m, int c, size_t *w, size_t *stats)
 {
-	tensor *tx = &m->tensors[x];
-	int c = tx->c, h = tx->h, w = tx->w;
-	layer *l = add_layer(m, relu ? L_BN_RELU : L_BN, name, x, -1);
-	l->cin = l->cout = c;
-	l->w = m->nparams;
-	l->nw = (size_t)c;
-	l->b = l->w + (size_t)c;
-	l->nb = (size_t)c;
+	*w = m->nparams;
 	m->nparams += 2 * (size_t)c;
-	l->stats = m->nstats;
+	*stats = m->nstats;
 	m->nstats += 2 * (size_t)c;
-	return finish(m, l, add_tensor(m, BK_ACT, c, h, w));
 }
 
+static int bn_at(model *m, const char *name, int kind, int x, int x2, size_t w, size_t stats)
+{
+	tensor *tx = &m->tensors[x];
+	int c = tx->c, h = tx->h, wd = tx->w;
+	layer *l = add_layer(m, kind, name, x, x2);
+	l->cin = l->cout = c;
+	l->w = w;
+	l->nw = (size_t)c;
+	l->b = w + (size_t)c;
+	l->nb = (size_t)c;
+	l->stats = stats;
+	return finish(m, l, add_tensor(m, BK_ACT, c, h, wd));
+}
+
+static int bn(model *m, const char *name, int x, int relu)
+{
+	size_t w, stats;
+	bn_reserve(m, m->tensors[x].c, &w, &stats);
+	return bn_at(m, name, relu ? L_BN_RELU : L_BN, x, -1, w, stats);
+}
+
+/*
+ * y = relu(bn3(conv3(...)) + identity). bn3, the add and the ReLU are one
+ * layer (cuDNN fuses them: CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION), so the
+ * identity branch runs before it; bn3's parameters keep their place before
+ * the downsample's, as in torchvision's state_dict.
+ */
 static int bottleneck(model *m, const char *prefix, int x, int planes, int stride)
 {
 	char name[64];
@@ -157,8 +176,8 @@ static int bottleneck(model *m, const char *prefix, int x, int planes, int strid
 	y = bn(m, name, y, 1);
 	snprintf(name, sizeof name, "%s.conv3", prefix);
 	y = conv(m, name, y, planes * 4, 1, 1, 0);
-	snprintf(name, sizeof name, "%s.bn3", prefix);
-	y = bn(m, name, y, 0);
+	size_t w3, stats3;
+	bn_reserve(m, planes * 4, &w3, &stats3);
 	int id = x;
 	if (stride != 1 || in != planes * 4) {
 		snprintf(name, sizeof name, "%s.downsample.0", prefix);
@@ -166,12 +185,8 @@ static int bottleneck(model *m, const char *prefix, int x, int planes, int strid
 		snprintf(name, sizeof name, "%s.downsample.1", prefix);
 		id = bn(m, name, id, 0);
 	}
-	layer *l = add_layer(m, L_ADD_RELU, prefix, y, id);
-	l->cin = l->cout = planes * 4;
-	tensor *ty = &m->tensors[y];
-	int out = add_tensor(m, BK_ACT, ty->c, ty->h, ty->w);
-	m->tensors[out].alias = y; /* relu(a + b) written over a */
-	return finish(m, l, out);
+	snprintf(name, sizeof name, "%s.bn3", prefix);
+	return bn_at(m, name, L_BN_ADD_RELU, y, id, w3, stats3);
 }
 
 void model_build(model *m, int batch, int image, int classes)
@@ -217,11 +232,21 @@ void model_build(model *m, int batch, int image, int classes)
 		m->flops += 2.0 * c * classes;
 		m->logits = x = finish(m, l, add_tensor(m, BK_MATRIX, classes, 1, 1));
 	}
+	/* After layer i's backward, layers i .. L-1 have their gradients: all
+	 * of those above the highest parameter of layers 0 .. i-1 are final. */
+	size_t top = 0;
+	for (int i = 0; i < m->nlayers; i++) {
+		layer *l = &m->layers[i];
+		l->ready = top;
+		size_t end = l->nb ? l->b + l->nb : l->w + l->nw;
+		if (l->nw && end > top)
+			top = end;
+	}
 }
 
 static const char *kind_name(int k)
 {
-	static const char *names[] = {"conv", "bn", "bn+relu", "maxpool", "add+relu", "avgpool",
+	static const char *names[] = {"conv", "bn", "bn+relu", "bn+add+relu", "maxpool", "avgpool",
 				      "fc"};
 	return names[k];
 }
@@ -234,7 +259,7 @@ static void shape(char *buf, size_t n, const tensor *t)
 		snprintf(buf, n, "%dx%dx%d", t->c, t->h, t->w);
 }
 
-void model_describe(const model *m, FILE *f)
+void model_describe(const model *m, size_t bucket_cap, int max_buckets, FILE *f)
 {
 	fprintf(f, "# resnet50 v1.5 image=%d classes=%d batch=%d\n", m->image, m->classes,
 		m->batch);
@@ -249,6 +274,13 @@ void model_describe(const model *m, FILE *f)
 		fprintf(f, "%d %s %s %s %s %s %zu\n", i, l->name, kind_name(l->kind), op, in, out,
 			l->nw + l->nb);
 	}
+	size_t lo[MODEL_MAX_LAYERS], hi[MODEL_MAX_LAYERS];
+	if (max_buckets > MODEL_MAX_LAYERS)
+		max_buckets = MODEL_MAX_LAYERS;
+	int nb = model_buckets(m, bucket_cap, lo, hi, max_buckets);
+	fprintf(f, "# allreduce bucket first last elements\n");
+	for (int i = 0; i < nb; i++)
+		fprintf(f, "bucket %d %zu %zu %zu\n", i, lo[i], hi[i] - 1, hi[i] - lo[i]);
 	fprintf(f, "params=%zu\n", m->nparams);
 	fprintf(f, "forward_flops_per_sample=%.0f\n", m->flops);
 	fprintf(f, "forward_gflops_per_sample=%.3f\n", m->flops * 1e-9);
@@ -271,7 +303,7 @@ void model_init_params(const model *m, float *params, float *stats, uint64_t see
 			double sd = sqrt(2.0 / ((double)l->cout * l->k * l->k));
 			for (size_t j = 0; j < l->nw; j++)
 				w[j] = (float)(sd * rng_normal(&r));
-		} else if (l->kind == L_BN || l->kind == L_BN_RELU) {
+		} else if (l->kind == L_BN || l->kind == L_BN_RELU || l->kind == L_BN_ADD_RELU) {
 			for (size_t j = 0; j < l->nw; j++) {
 				w[j] = 1.0f;
 				b[j] = 0.0f;
@@ -297,9 +329,10 @@ void model_init_params(const model *m, float *params, float *stats, uint64_t see
  * loss at L, backward of layer i at 2L - i. A value lives from its producer
  * to its last reader (forward readers, and backward of the layers that need
  * it: convolution and fc weight gradients and batch norm read their input,
- * add+relu its output); a gradient lives from its first writer (backward of
- * its last consumer) to its producer's backward. Buffers whose lifetimes
- * overlap never share bytes; the rest is greedy first fit, largest first.
+ * a batch norm with a ReLU its output, for the mask); a gradient lives from
+ * its first writer (backward of its last consumer) to its producer's
+ * backward. Buffers whose lifetimes overlap never share bytes; the rest is
+ * greedy first fit, largest first.
  * The input image lives throughout: it is written once, at start-up.
  */
 typedef struct span { size_t size, off; int start, end; } span;
@@ -368,10 +401,18 @@ void model_plan(model *m)
 	for (int i = 0; i < L; i++) {
 		layer *l = &m->layers[i];
 		int bwd = 2 * L - i;
-		if (l->kind == L_CONV || l->kind == L_BN || l->kind == L_BN_RELU || l->kind == L_FC)
+		if (l->kind != L_MAXPOOL && l->kind != L_AVGPOOL)
 			v[l->x].end = v[l->x].end > bwd ? v[l->x].end : bwd;
-		if (l->kind == L_ADD_RELU)
-			v[l->y].end = bwd;
+		/* The ReLU mask of a batch norm's backward is best read from y
+		 * (cuDNN's fused backward needs it): y is kept when that is
+		 * nearly free, because a convolution reads it and keeps it
+		 * until its own backward, just before ours; the stem's bn1,
+		 * read by max pooling, is not kept through the whole step. */
+		if (l->kind == L_BN_ADD_RELU ||
+		    (l->kind == L_BN_RELU && m->layers[m->tensors[l->y].last_use].kind == L_CONV)) {
+			l->keep_y = 1;
+			v[l->y].end = v[l->y].end > bwd ? v[l->y].end : bwd;
+		}
 		if (l->kind == L_CONV && l->x != m->input)
 			l->accumulate = m->tensors[l->x].last_use != i;
 		int in[2] = {l->x, l->x2};
@@ -380,21 +421,11 @@ void model_plan(model *m)
 			    m->tensors[in[j]].last_use != i)
 				die("model: a gradient is first written by a layer that cannot add");
 	}
-	/* an alias is its target's storage: one span covering both lifetimes */
 	span all[2 * MODEL_MAX_TENSORS];
 	int n = 0, vi[MODEL_MAX_TENSORS], di[MODEL_MAX_TENSORS];
 	for (int i = 0; i < T; i++) {
-		int a = m->tensors[i].alias;
-		if (a >= 0) {
-			v[a].start = v[a].start < v[i].start ? v[a].start : v[i].start;
-			v[a].end = v[a].end > v[i].end ? v[a].end : v[i].end;
-		}
-	}
-	for (int i = 0; i < T; i++) {
-		if (m->tensors[i].alias < 0) {
-			vi[i] = n;
-			all[n++] = v[i];
-		}
+		vi[i] = n;
+		all[n++] = v[i];
 		di[i] = -1;
 		if (i != m->input) {
 			di[i] = n;
@@ -405,8 +436,7 @@ void model_plan(model *m)
 	m->dacts_bytes = 0;
 	for (int i = 0; i < T; i++) {
 		tensor *t = &m->tensors[i];
-		int a = t->alias >= 0 ? t->alias : i;
-		t->off = all[vi[a]].off;
+		t->off = all[vi[i]].off;
 		if (di[i] >= 0)
 			t->doff = all[di[i]].off;
 	}
@@ -437,18 +467,17 @@ void model_plan(model *m)
 			break;
 		case L_BN:
 		case L_BN_RELU:
-			l->op = bk_bn_plan(x->t, y->t, x->d, y->d, l->kind == L_BN_RELU, P + l->w,
-					   P + l->b, G + l->w, G + l->b, m->stats + l->stats,
-					   m->stats + l->stats + l->nw, 1e-5f, 0.1f);
+		case L_BN_ADD_RELU: {
+			tensor *z = l->x2 >= 0 ? &m->tensors[l->x2] : NULL;
+			l->op = bk_bn_plan(x->t, z ? z->t : NULL, y->t, x->d, z ? z->d : NULL, y->d,
+					   l->kind != L_BN, l->keep_y, P + l->w, P + l->b, G + l->w, G + l->b,
+					   m->stats + l->stats, m->stats + l->stats + l->nw, 1e-5f,
+					   0.1f);
 			break;
+		}
 		case L_MAXPOOL:
 			l->op = bk_maxpool_plan(x->t, y->t, x->d, y->d, l->k, l->stride, l->pad);
 			break;
-		case L_ADD_RELU: {
-			tensor *x2 = &m->tensors[l->x2];
-			l->op = bk_add_relu_plan(x->t, x2->t, y->t, x->d, x2->d, y->d);
-			break;
-		}
 		case L_AVGPOOL:
 			l->op = bk_avgpool_plan(x->t, y->t, x->d, y->d);
 			break;
@@ -477,27 +506,27 @@ void model_release(model *m)
 	bk_free(m->acts);
 }
 
-float model_forward(model *m, float label_smoothing, float scale)
+void model_forward(model *m, float label_smoothing, float scale)
 {
 	for (int i = 0; i < m->nlayers; i++) {
 		layer *l = &m->layers[i];
 		switch (l->kind) {
 		case L_CONV: bk_conv_forward(l->op); break;
 		case L_BN:
-		case L_BN_RELU: bk_bn_forward(l->op); break;
+		case L_BN_RELU:
+		case L_BN_ADD_RELU: bk_bn_forward(l->op); break;
 		case L_MAXPOOL: bk_maxpool_forward(l->op); break;
-		case L_ADD_RELU: bk_add_relu_forward(l->op); break;
 		case L_AVGPOOL: bk_avgpool_forward(l->op); break;
 		case L_FC: bk_fc_forward(l->op); break;
 		}
 	}
 	tensor *z = &m->tensors[m->logits];
-	m->loss = bk_softmax_ce(z->t, m->labels, label_smoothing, scale, z->d);
-	return m->loss;
+	bk_softmax_ce(z->t, m->labels, label_smoothing, scale, z->d);
 }
 
 void model_backward(model *m, void (*ready)(void *ctx, size_t off), void *ctx)
 {
+	size_t done = m->nparams;
 	for (int i = m->nlayers - 1; i >= 0; i--) {
 		layer *l = &m->layers[i];
 		switch (l->kind) {
@@ -507,13 +536,35 @@ void model_backward(model *m, void (*ready)(void *ctx, size_t off), void *ctx)
 				bk_conv_backward_data(l->op);
 			break;
 		case L_BN:
-		case L_BN_RELU: bk_bn_backward(l->op); break;
+		case L_BN_RELU:
+		case L_BN_ADD_RELU: bk_bn_backward(l->op); break;
 		case L_MAXPOOL: bk_maxpool_backward(l->op); break;
-		case L_ADD_RELU: bk_add_relu_backward(l->op); break;
 		case L_AVGPOOL: bk_avgpool_backward(l->op); break;
 		case L_FC: bk_fc_backward(l->op); break;
 		}
-		if (ready && l->nw)
-			ready(ctx, l->w);
+		if (l->ready < done) {
+			done = l->ready;
+			if (ready)
+				ready(ctx, done);
+		}
 	}
+}
+
+int model_buckets(const model *m, size_t cap, size_t *lo, size_t *hi, int max)
+{
+	size_t top = m->nparams;
+	int n = 0;
+	if (cap < 1)
+		cap = 1;
+	for (int i = m->nlayers - 1; i >= 0 && top > 0; i--) {
+		size_t off = m->layers[i].ready;
+		if (off < top && (top - off >= cap || off == 0 || n == max - 1)) {
+			if (n == max - 1)
+				off = 0; /* the last bucket takes the rest */
+			lo[n] = off;
+			hi[n++] = top;
+			top = off;
+		}
+	}
+	return n;
 }

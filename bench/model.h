@@ -20,13 +20,13 @@
 #include "backend.h"
 
 enum layer_kind {
-	L_CONV,     /* y = conv(x); w [cout][cin][k][k] */
-	L_BN,       /* y = bn(x); gamma [c] at w, beta [c] at b */
-	L_BN_RELU,  /* y = relu(bn(x)) */
-	L_MAXPOOL,  /* k 3 stride 2 pad 1 */
-	L_ADD_RELU, /* y = relu(x + x2) */
-	L_AVGPOOL,  /* global average: [n][c][h][w] -> [n][c] */
-	L_FC,       /* y = x w^T + b; w [cout][cin], b [cout] */
+	L_CONV,        /* y = conv(x); w [cout][cin][k][k] */
+	L_BN,          /* y = bn(x); gamma [c] at w, beta [c] at b */
+	L_BN_RELU,     /* y = relu(bn(x)) */
+	L_BN_ADD_RELU, /* y = relu(bn(x) + x2): a bottleneck's bn3 and its residual add */
+	L_MAXPOOL,     /* k 3 stride 2 pad 1 */
+	L_AVGPOOL,     /* global average: [n][c][h][w] -> [n][c] */
+	L_FC,          /* y = x w^T + b; w [cout][cin], b [cout] */
 };
 
 enum { MODEL_MAX_LAYERS = 192, MODEL_MAX_TENSORS = 192 };
@@ -34,13 +34,17 @@ enum { MODEL_MAX_LAYERS = 192, MODEL_MAX_TENSORS = 192 };
 typedef struct layer {
 	int kind;
 	char name[64];     /* torchvision module name: "layer1.0.conv1", "bn1", "fc" */
-	int x, x2, y;      /* tensor indices; x2 only for L_ADD_RELU, else -1 */
+	int x, x2, y;      /* tensor indices; x2 only for L_BN_ADD_RELU, else -1 */
 	int cin, cout;     /* channels (features for L_FC) */
 	int k, stride, pad;
 	size_t w, nw;      /* weight (conv, fc) or gamma (bn): offset, count */
 	size_t b, nb;      /* bias (fc) or beta (bn): offset, count; nb 0 for conv */
 	size_t stats;      /* bn: offset of running mean [c] then var [c] in stats */
 	int accumulate;    /* conv: its dx adds to a gradient written before */
+	int keep_y;        /* bn with ReLU: y lives until this layer's backward */
+	size_t ready;      /* after this layer's backward, every gradient at offset
+			      >= ready is final (layers need not be in offset order:
+			      bn3 runs after the downsample whose parameters follow it) */
 	bk_op *op;
 } layer;
 
@@ -49,7 +53,6 @@ typedef struct tensor {
 	int n, c, h, w;
 	int producer;      /* layer index, -1 for the input image */
 	int last_use;      /* index of the last layer reading it (forward order) */
-	int alias;         /* shares storage with this tensor (add_relu's y = x), or -1 */
 	size_t off, doff;  /* byte offsets of value and gradient storage */
 	bk_tensor *t, *d;  /* value and gradient handles (d NULL: none needed) */
 } tensor;
@@ -75,11 +78,12 @@ typedef struct model {
 			      at tensor.doff, placed by lifetime (model.c) */
 	void *dacts;       /* = acts */
 	size_t acts_bytes, dacts_bytes; /* arena size; dacts_bytes 0 */
-	float loss;        /* of the last model_forward_loss */
 } model;
 
 void model_build(model *m, int batch, int image, int classes);
-void model_describe(const model *m, FILE *f);
+/* The layer table, the allreduce buckets (model_buckets), parameters and
+ * FLOPs. */
+void model_describe(const model *m, size_t bucket_cap, int max_buckets, FILE *f);
 /* torchvision's initialisation into host memory [nparams], and BN running
  * statistics (mean 0, var 1) into host [nstats]. */
 void model_init_params(const model *m, float *params, float *stats, uint64_t seed);
@@ -88,13 +92,19 @@ int model_decays(const layer *l);
 
 void model_plan(model *m);
 void model_release(model *m);
-/* Forward from the input tensor to the mean loss (returned); also writes the
- * logits gradient, scale * (softmax - target), scale = 1 / global batch. */
-float model_forward(model *m, float label_smoothing, float scale);
-/* Backward from the loss to the parameter gradients. After each layer,
- * ready(ctx, off) is called with the lowest parameter offset whose
- * gradient is now final (all gradients at >= off are). */
+/* Forward from the input tensor to the loss (bk_loss after the next bk_sync);
+ * also writes the logits gradient, scale * (softmax - target), scale =
+ * 1 / global batch. */
+void model_forward(model *m, float label_smoothing, float scale);
+/* Backward from the loss to the parameter gradients. Whenever a layer's
+ * backward makes more gradients final, ready(ctx, off) is called with the
+ * lowest offset from which all of them are (the layer's 'ready'). */
 void model_backward(model *m, void (*ready)(void *ctx, size_t off), void *ctx);
+/* The gradient buffer cut into allreduce buckets at the layers' 'ready'
+ * offsets, each about cap elements (the last may be smaller), in the order
+ * backward completes them: bucket i is [lo[i], hi[i]). At most max buckets
+ * (the last takes the rest); returns how many. */
+int model_buckets(const model *m, size_t cap, size_t *lo, size_t *hi, int max);
 
 /* Deterministic random numbers (splitmix64 + Box-Muller). */
 typedef struct rng {

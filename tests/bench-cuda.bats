@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # bench's GPU side, on a machine without a GPU: the CUDA backend compiles and
 # links with warnings as errors; the host-side logic runs (loss-scale state
-# machine, allreduce buckets, convolution shapes, check-gpu's comparison); the
+# machine, layouts, convolution shapes, check-gpu's comparison); the
 # allreduce probe runs on the CPU build under mpirun -np 2; and everything that
 # needs a device fails cleanly with "no CUDA device".
 #
@@ -172,10 +172,12 @@ EOF
 	x="$BATS_TEST_TMPDIR/checks"
 	flags="$(make -s -p -n CUDA_ARCH=80 bin/bench-gpu-test 2>/dev/null | sed -n 's/^NVCCFLAGS := //p')"
 	cd "$FIXTURES/bench-cuda"
+	# bk_cuda_fail ends every rank through comm_nccl's comm_abort (here: one)
 	run -0 "$CUDA_HOME/bin/nvcc" $flags -I"$ROOT/bench" -o "$x" checks.cu \
-		"$ROOT/build/bench/backend_cuda.o" "$ROOT/build/bench/lossscale.o" \
-		"$ROOT/build/bench/gpuplan.o" -lcudnn -lcublas -lnccl -Xlinker -rpath \
-		-Xlinker "$CUDA_HOME/lib64"
+		"$ROOT/build/bench/backend_cuda.o" "$ROOT/build/bench/comm_nccl.o" \
+		"$ROOT/build/bench/lossscale.o" "$ROOT/build/bench/gpuplan.o" -lcudnn -lcublas \
+		-lnccl $(mpicc --showme:link | sed 's/-Wl,/-Xlinker /g; s/,/ -Xlinker /g') \
+		-Xlinker -rpath -Xlinker "$CUDA_HOME/lib64"
 	run -1 --separate-stderr "$x" cuda
 	[[ "$stderr" =~ ^bench:\ cuda\ error\ at\ checks\.cu:20:\ .+$ ]]
 	run -1 --separate-stderr "$x" cudnn
@@ -228,30 +230,7 @@ steps=5003 applied=1 skipped=2 scale=128 clean=0" ]
 	[ "$stderr" = "bench-gpu-test: -s: '0' is not an integer in [1, 16777216]" ]
 }
 
-# ---- buckets and shapes ---------------------------------------------------------------
-
-@test "buckets follow backward down the buffer, the first one small" {
-	# tensors in production order (fc bias, fc weight, ... down to 0)
-	run -0 bench-gpu-test buckets 100 10 <<<$'1000 8\n600 400\n500 100\n300 200\n0 300'
-	# the first bucket closes at 10 elements, the others at 100
-	[ "$output" = "600 408 0 1
-500 100 2 2
-300 200 3 3
-0 300 4 4" ]
-}
-
-@test "a tensor that is not adjacent starts a new bucket" {
-	run -0 bench-gpu-test buckets 1000 1000 <<<$'90 10\n50 20\n0 50'
-	[ "$output" = "90 10 0 0
-0 70 1 2" ]
-}
-
-@test "overlapping or empty gradient tensors are refused" {
-	run -1 --separate-stderr bench-gpu-test buckets 10 10 <<<$'0 10\n5 10'
-	[ "$stderr" = "bench-gpu-test: <stdin>:2: empty or overlapping tensors" ]
-	run -1 --separate-stderr bench-gpu-test buckets 10 10 <<<$'0 0'
-	[ "$stderr" = "bench-gpu-test: <stdin>:1: empty or overlapping tensors" ]
-}
+# ---- convolution shapes -----------------------------------------------------------------
 
 @test "cudnnFind runs once per distinct convolution shape" {
 	# layer1 of ResNet50 at batch 32 in fp16: blocks 1 and 2 repeat block 1's

@@ -23,6 +23,76 @@ B="$FIXTURES/bench"
 	[[ "$output" == *"fc fc - 2048 10 20490"* ]]
 }
 
+@test "a bottleneck's bn3, add and ReLU are one layer, after the downsample branch" {
+	run -0 bench --describe --image 32 --classes 10 --batch 2
+	[[ "$output" == *"7 layer1.0.conv3 conv 1x1/1 64x8x8 256x8x8 16384
+8 layer1.0.downsample.0 conv 1x1/1 64x8x8 256x8x8 16384
+9 layer1.0.downsample.1 bn - 256x8x8 256x8x8 512
+10 layer1.0.bn3 bn+add+relu - 256x8x8 256x8x8 512
+11 layer1.1.conv1"* ]]
+	[[ "$output" != *"add+relu - 256x8x8 256x8x8 0"* ]]
+}
+
+# The "bucket i first last elements" rows of bench --describe on stdin tile
+# the gradient buffer of $1 parameters from its top down, in backward order:
+# the first ends at the last parameter, each ends where the one before
+# began, the last begins at 0.
+buckets_tile() {
+	awk -v params="$1" '
+		/^bucket / {
+			n++
+			if ($5 != $4 - $3 + 1 || (n == 1 && $4 != params - 1) ||
+			    (n > 1 && $4 != prev - 1))
+				bad = 1
+			prev = $3
+		}
+		END { exit bad || !(n > 0 && prev == 0) }'
+}
+
+@test "describe lists allreduce buckets that tile the gradient buffer in backward order" {
+	run -0 bash -c 'bench --describe | grep -c "^bucket"'
+	[ "$output" -eq 4 ]
+	bench --describe | buckets_tile 25557032
+	# 0.001 MB: a bucket at every layer with gradients, at most 64 (the last takes the rest)
+	run -0 bash -c 'bench --describe --bucket-mb 0.001 | grep -c "^bucket"'
+	[ "$output" -eq 64 ]
+	bench --describe --bucket-mb 0.001 | buckets_tile 25557032
+	# and the check catches a gap, a wrong count and a wrong top
+	! bench --describe | sed '/^bucket 1 /d' | buckets_tile 25557032 || false
+	! bench --describe | sed 's/^\(bucket 0 [0-9]* [0-9]*\) [0-9]*$/\1 7/' |
+		buckets_tile 25557032 || false
+	! bench --describe | buckets_tile 25557033 || false
+}
+
+@test "bn3's gradient waits for the downsample's, which backward finishes after it" {
+	# layer4.0: bn3 [12477504, 12481600) lies below downsample.0 and .1 in
+	# the buffer but runs after them; its bucket is complete only once
+	# downsample.0 is done, so both go together, downsample.1 just before
+	run -0 bench --describe --image 32 --classes 10 --bucket-mb 0.001
+	[[ "$output" == *"bucket 13 14578752 14582847 4096
+bucket 14 12477504 14578751 2101248
+bucket 15 11428928 12477503 1048576"* ]]
+}
+
+@test "the memory plan: no op reads a buffer that another has overwritten" {
+	# fp32 and fp16 element sizes give different arenas; every read the
+	# backends make is checked, the fused batch norm's read of y included
+	for cfg in "1 32 4" "2 64 2" "3 96 4" "4 224 2"; do
+		run -0 bench-arena-check $cfg
+		[[ "$output" =~ ^batch\ [0-9]+\ image\ [0-9]+\ bytes\ [24]:\ arena\ [1-9][0-9]*\ bytes,\ [1-9][0-9]*\ reads\ checked,\ 0\ hazards$ ]]
+	done
+}
+
+@test "the arena check catches a read of memory the plan gave away: the stem's bn1 output" {
+	# -y: every BN+ReLU reads y in backward, also the stem's, which the plan
+	# does not keep (max pooling reads it, then others get its bytes)
+	run -1 bench-arena-check -y 4 224 2
+	[[ "${lines[0]}" == "hazard: batch norm backward reads y (the ReLU mask) (tensor "* ]]
+	[[ "${lines[-1]}" =~ ,\ [1-9][0-9]*\ hazards$ ]]
+	run -2 --separate-stderr bench-arena-check 4 224 3
+	[ "$stderr" = "bench-arena-check: bytes: '3' is not 2 or 4" ]
+}
+
 @test "a non-integer --batch is a usage error naming the flag" {
 	run -2 --separate-stderr bench --batch x
 	[ "$stderr" = "bench: --batch: 'x' is not an integer" ]

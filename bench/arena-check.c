@@ -1,0 +1,351 @@
+/*
+ * arena-check.c: bin/bench-arena-check, a test of model.c's memory plan.
+ * A backend (backend.h) that does no arithmetic: it tags every byte of the
+ * activation arena with the tensor that last wrote it, and checks every read
+ * an op makes under backend.h's contract (the reads of the CUDA backend's
+ * fused batch norm included: y in backward when y_kept) against those tags.
+ * Builds the model at the given batch, image and element size, runs forward
+ * and backward three times, and prints what it found:
+ *
+ *   usage: bench-arena-check [-y] batch image bytes
+ *   bytes: per activation element (4 fp32, 2 fp16/bf16)
+ *   -y:    every batch norm with a ReLU reads y in backward, kept or not
+ *
+ * Output: "batch B image PX bytes E: arena N bytes, R reads checked, H
+ * hazards", then one line per hazard (at most 10); exit 1 if any.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "model.h"
+
+static int act_bytes = 4, all_read_y;
+static long reads, hazards;
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+	if (!p) {
+		fprintf(stderr, "bench-arena-check: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+/* ---- memory: every allocation with a tag per byte ---- */
+
+enum { MAX_BLOCKS = 64 };
+static struct block {
+	char *p;
+	size_t n;
+	int *tag; /* writer's tensor id, -1 never written */
+} blocks[MAX_BLOCKS];
+static int nblocks;
+
+void *bk_malloc(size_t bytes)
+{
+	if (nblocks == MAX_BLOCKS) {
+		fprintf(stderr, "bench-arena-check: too many allocations\n");
+		exit(1);
+	}
+	struct block *b = &blocks[nblocks++];
+	b->p = xcalloc(bytes, 1);
+	b->n = bytes;
+	b->tag = NULL; /* made by the first tensor written into it: the arena */
+	return b->p;
+}
+
+void bk_free(void *p)
+{
+	for (int i = 0; i < nblocks; i++) {
+		if (blocks[i].p == p) {
+			free(blocks[i].p);
+			free(blocks[i].tag);
+			blocks[i] = blocks[--nblocks];
+			return;
+		}
+	}
+}
+
+static struct block *block_of(const void *p)
+{
+	for (int i = 0; i < nblocks; i++)
+		if ((const char *)p >= blocks[i].p && (const char *)p < blocks[i].p + blocks[i].n)
+			return &blocks[i];
+	return NULL;
+}
+
+/* ---- tensors: an id each; value and gradient handles differ ---- */
+
+struct bk_tensor {
+	int kind, n, c, h, w, id;
+	void *p;
+};
+static int ntensors;
+
+size_t bk_tensor_bytes(int kind, int n, int c, int h, int w)
+{
+	size_t e = (size_t)n * c * h * w * (kind == BK_ACT ? (size_t)act_bytes : sizeof(float));
+	return (e + 255) / 256 * 256;
+}
+
+bk_tensor *bk_tensor_create(int kind, int n, int c, int h, int w, void *storage)
+{
+	bk_tensor *t = xcalloc(1, sizeof *t);
+	*t = (bk_tensor){kind, n, c, h, w, ntensors++, storage};
+	return t;
+}
+
+void bk_tensor_destroy(bk_tensor *t) { free(t); }
+
+static size_t used(const bk_tensor *t)
+{
+	return (size_t)t->n * t->c * t->h * t->w *
+	       (t->kind == BK_ACT ? (size_t)act_bytes : sizeof(float));
+}
+
+static const char *op_name = "";
+
+static void wr(const bk_tensor *t)
+{
+	struct block *b = t ? block_of(t->p) : NULL;
+	if (!b)
+		return;
+	if (!b->tag) {
+		b->tag = xcalloc(b->n, sizeof *b->tag);
+		for (size_t i = 0; i < b->n; i++)
+			b->tag[i] = -1;
+	}
+	size_t o = (size_t)((char *)t->p - b->p);
+	for (size_t i = 0; i < used(t); i++)
+		b->tag[o + i] = t->id;
+}
+
+static void rd(const bk_tensor *t, const char *what)
+{
+	struct block *b = t ? block_of(t->p) : NULL;
+	if (!b)
+		return;
+	reads++;
+	if (!b->tag) {
+		if (hazards++ < 10)
+			printf("hazard: %s reads %s (tensor %d), never written\n", op_name, what,
+			       t->id);
+		return;
+	}
+	size_t o = (size_t)((char *)t->p - b->p);
+	for (size_t i = 0; i < used(t); i++) {
+		if (b->tag[o + i] != t->id) {
+			if (hazards++ < 10)
+				printf("hazard: %s reads %s (tensor %d) at byte %zu, last written "
+				       "by tensor %d\n",
+				       op_name, what, t->id, i, b->tag[o + i]);
+			return;
+		}
+	}
+}
+
+/* ---- ops: the reads and writes backend.h allows each ---- */
+
+struct bk_op {
+	bk_tensor *x, *z, *y, *dx, *dz, *dy;
+	int accumulate, relu, y_kept;
+};
+
+static bk_op *op_new(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy)
+{
+	bk_op *op = xcalloc(1, sizeof *op);
+	op->x = x;
+	op->y = y;
+	op->dx = dx;
+	op->dy = dy;
+	return op;
+}
+
+void bk_op_destroy(bk_op *op) { free(op); }
+
+bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k, int stride,
+		    int pad, const float *w, float *dw, int accumulate)
+{
+	(void)k, (void)stride, (void)pad, (void)w, (void)dw;
+	bk_op *op = op_new(x, y, dx, dy);
+	op->accumulate = accumulate;
+	return op;
+}
+
+void bk_conv_forward(bk_op *op)
+{
+	op_name = "conv forward";
+	rd(op->x, "x");
+	wr(op->y);
+}
+
+void bk_conv_backward_data(bk_op *op)
+{
+	op_name = "conv backward-data";
+	rd(op->dy, "dy");
+	if (op->accumulate)
+		rd(op->dx, "dx (accumulating)");
+	wr(op->dx);
+}
+
+void bk_conv_backward_weights(bk_op *op)
+{
+	op_name = "conv backward-weights";
+	rd(op->x, "x");
+	rd(op->dy, "dy");
+}
+
+bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_tensor *dz,
+		  bk_tensor *dy, int relu, int y_kept, const float *gamma, const float *beta,
+		  float *dgamma, float *dbeta, float *running_mean, float *running_var, float eps,
+		  float momentum)
+{
+	(void)gamma, (void)beta, (void)dgamma, (void)dbeta, (void)running_mean;
+	(void)running_var, (void)eps, (void)momentum;
+	bk_op *op = op_new(x, y, dx, dy);
+	op->z = z;
+	op->dz = dz;
+	op->relu = relu;
+	op->y_kept = y_kept;
+	return op;
+}
+
+void bk_bn_forward(bk_op *op)
+{
+	op_name = "batch norm forward";
+	rd(op->x, "x");
+	rd(op->z, "z");
+	wr(op->y);
+}
+
+void bk_bn_backward(bk_op *op)
+{
+	op_name = "batch norm backward";
+	rd(op->x, "x");
+	if (op->relu && (op->y_kept || all_read_y))
+		rd(op->y, "y (the ReLU mask)");
+	rd(op->dy, "dy");
+	wr(op->dz);
+	wr(op->dx);
+}
+
+bk_op *bk_maxpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k,
+		       int stride, int pad)
+{
+	(void)k, (void)stride, (void)pad;
+	return op_new(x, y, dx, dy);
+}
+
+void bk_maxpool_forward(bk_op *op)
+{
+	op_name = "max pooling forward";
+	rd(op->x, "x");
+	wr(op->y);
+}
+
+void bk_maxpool_backward(bk_op *op)
+{
+	op_name = "max pooling backward";
+	rd(op->dy, "dy");
+	wr(op->dx);
+}
+
+bk_op *bk_avgpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy)
+{
+	return op_new(x, y, dx, dy);
+}
+
+void bk_avgpool_forward(bk_op *op)
+{
+	op_name = "average pooling forward";
+	rd(op->x, "x");
+	wr(op->y);
+}
+
+void bk_avgpool_backward(bk_op *op)
+{
+	op_name = "average pooling backward";
+	rd(op->dy, "dy");
+	wr(op->dx);
+}
+
+bk_op *bk_fc_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, const float *w,
+		  const float *b, float *dw, float *db)
+{
+	(void)w, (void)b, (void)dw, (void)db;
+	return op_new(x, y, dx, dy);
+}
+
+void bk_fc_forward(bk_op *op)
+{
+	op_name = "fc forward";
+	rd(op->x, "x");
+	wr(op->y);
+}
+
+void bk_fc_backward(bk_op *op)
+{
+	op_name = "fc backward";
+	rd(op->x, "x");
+	rd(op->dy, "dy");
+	wr(op->dx);
+}
+
+void bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothing, float scale,
+		   bk_tensor *dlogits)
+{
+	(void)labels, (void)smoothing, (void)scale;
+	op_name = "softmax cross-entropy";
+	rd(logits, "logits");
+	wr(dlogits);
+}
+
+static int num(const char *what, const char *s, int lo, int hi)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (end == s || *end || errno || v < lo || v > hi) {
+		fprintf(stderr, "bench-arena-check: %s: '%s' is not an integer in [%d, %d]\n", what,
+			s, lo, hi);
+		exit(2);
+	}
+	return (int)v;
+}
+
+int main(int argc, char **argv)
+{
+	int a = 1;
+	if (a < argc && !strcmp(argv[a], "-y")) {
+		all_read_y = 1;
+		a++;
+	}
+	if (argc - a != 3) {
+		fprintf(stderr, "usage: bench-arena-check [-y] batch image bytes\n");
+		return 2;
+	}
+	int batch = num("batch", argv[a], 1, 1024), image = num("image", argv[a + 1], 32, 512);
+	if (strcmp(argv[a + 2], "2") && strcmp(argv[a + 2], "4")) {
+		fprintf(stderr, "bench-arena-check: bytes: '%s' is not 2 or 4\n", argv[a + 2]);
+		return 2;
+	}
+	act_bytes = argv[a + 2][0] - '0';
+	static model m;
+	model_build(&m, batch, image, 1000);
+	model_plan(&m);
+	wr(m.tensors[m.input].t); /* written once, at start-up */
+	for (int it = 0; it < 3; it++) {
+		model_forward(&m, 0.0f, 1.0f);
+		model_backward(&m, NULL, NULL);
+	}
+	printf("batch %d image %d bytes %d: arena %zu bytes, %ld reads checked, %ld hazards\n",
+	       batch, image, act_bytes, m.acts_bytes, reads, hazards);
+	model_release(&m);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return 1;
+	return hazards != 0;
+}
