@@ -167,6 +167,20 @@ static bk_op *op_new(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy)
 
 void bk_op_destroy(bk_op *op) { free(op); }
 
+static void x_to_y(const bk_op *op, const char *name)
+{
+	op_name = name;
+	rd(op->x, "x");
+	wr(op->y);
+}
+
+static void dy_to_dx(const bk_op *op, const char *name)
+{
+	op_name = name;
+	rd(op->dy, "dy");
+	wr(op->dx);
+}
+
 bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k, int stride,
 		    int pad, const float *w, float *dw, int accumulate)
 {
@@ -176,12 +190,7 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 	return op;
 }
 
-void bk_conv_forward(bk_op *op)
-{
-	op_name = "conv forward";
-	rd(op->x, "x");
-	wr(op->y);
-}
+void bk_conv_forward(bk_op *op) { x_to_y(op, "conv forward"); }
 
 void bk_conv_backward_data(bk_op *op)
 {
@@ -240,38 +249,18 @@ bk_op *bk_maxpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy,
 	return op_new(x, y, dx, dy);
 }
 
-void bk_maxpool_forward(bk_op *op)
-{
-	op_name = "max pooling forward";
-	rd(op->x, "x");
-	wr(op->y);
-}
+void bk_maxpool_forward(bk_op *op) { x_to_y(op, "max pooling forward"); }
 
-void bk_maxpool_backward(bk_op *op)
-{
-	op_name = "max pooling backward";
-	rd(op->dy, "dy");
-	wr(op->dx);
-}
+void bk_maxpool_backward(bk_op *op) { dy_to_dx(op, "max pooling backward"); }
 
 bk_op *bk_avgpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy)
 {
 	return op_new(x, y, dx, dy);
 }
 
-void bk_avgpool_forward(bk_op *op)
-{
-	op_name = "average pooling forward";
-	rd(op->x, "x");
-	wr(op->y);
-}
+void bk_avgpool_forward(bk_op *op) { x_to_y(op, "average pooling forward"); }
 
-void bk_avgpool_backward(bk_op *op)
-{
-	op_name = "average pooling backward";
-	rd(op->dy, "dy");
-	wr(op->dx);
-}
+void bk_avgpool_backward(bk_op *op) { dy_to_dx(op, "average pooling backward"); }
 
 bk_op *bk_fc_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, const float *w,
 		  const float *b, float *dw, float *db)
@@ -280,12 +269,7 @@ bk_op *bk_fc_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, cons
 	return op_new(x, y, dx, dy);
 }
 
-void bk_fc_forward(bk_op *op)
-{
-	op_name = "fc forward";
-	rd(op->x, "x");
-	wr(op->y);
-}
+void bk_fc_forward(bk_op *op) { x_to_y(op, "fc forward"); }
 
 void bk_fc_backward(bk_op *op)
 {

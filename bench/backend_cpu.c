@@ -481,6 +481,29 @@ void bk_op_destroy(bk_op *op)
 	free(op);
 }
 
+/* a += b in place (both of layout md), with a ReLU after it if relu. */
+static void add_make(prim *p, dnnl_memory_t a, dnnl_memory_t b, const dnnl_memory_desc_t *md,
+		     int relu, const char *what)
+{
+	dnnl_primitive_attr_t attr = user_scratch_attr();
+	if (relu) {
+		dnnl_post_ops_t po;
+		DNNL_CHECK(dnnl_post_ops_create(&po));
+		DNNL_CHECK(dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_relu, 0, 0));
+		DNNL_CHECK(dnnl_primitive_attr_set_post_ops(attr, po));
+		DNNL_CHECK(dnnl_post_ops_destroy(po));
+	}
+	dnnl_binary_desc_t ad;
+	DNNL_CHECK(dnnl_binary_desc_init(&ad, dnnl_binary_add, md, md, md));
+	dnnl_primitive_desc_t pd = pd_create(&ad, attr, NULL, what);
+	DNNL_CHECK(dnnl_primitive_attr_destroy(attr));
+	prim_make(p, pd);
+	prim_arg(p, DNNL_ARG_SRC_0, a);
+	prim_arg(p, DNNL_ARG_SRC_1, b);
+	prim_arg(p, DNNL_ARG_DST, a);
+	DNNL_CHECK(dnnl_primitive_desc_destroy(pd));
+}
+
 bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k, int stride,
 		    int pad, const float *w, float *dw, int accumulate)
 {
@@ -539,15 +562,7 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 			grow(&acc_tmp, &acc_tmp_size, dnnl_memory_desc_get_size(&dx->md));
 			op->m_tmp = mem_over(&dx->md, acc_tmp);
 			dxm = op->m_tmp;
-			dnnl_binary_desc_t ad;
-			DNNL_CHECK(dnnl_binary_desc_init(&ad, dnnl_binary_add, &dx->md, &dx->md,
-							 &dx->md));
-			dnnl_primitive_desc_t apd = pd_create(&ad, NULL, NULL, "conv dx add");
-			prim_make(&op->add, apd);
-			prim_arg(&op->add, DNNL_ARG_SRC_0, dx->mem);
-			prim_arg(&op->add, DNNL_ARG_SRC_1, op->m_tmp);
-			prim_arg(&op->add, DNNL_ARG_DST, dx->mem);
-			DNNL_CHECK(dnnl_primitive_desc_destroy(apd));
+			add_make(&op->add, dx->mem, op->m_tmp, &dx->md, 0, "conv dx add");
 		}
 		prim_make(&op->bwd, bpd);
 		prim_arg(&op->bwd, DNNL_ARG_DIFF_DST, dy->mem);
@@ -642,21 +657,7 @@ void bk_conv_backward_weights(bk_op *op)
  * (op->add), and dz = y > 0 ? dy : 0 (op->mask). */
 static void add_relu_make(bk_op *op, bk_tensor *y, bk_tensor *z, bk_tensor *dy, bk_tensor *dz)
 {
-	dnnl_post_ops_t po;
-	dnnl_primitive_attr_t attr = user_scratch_attr();
-	DNNL_CHECK(dnnl_post_ops_create(&po));
-	DNNL_CHECK(dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_relu, 0, 0));
-	DNNL_CHECK(dnnl_primitive_attr_set_post_ops(attr, po));
-	dnnl_binary_desc_t ad;
-	DNNL_CHECK(dnnl_binary_desc_init(&ad, dnnl_binary_add, &y->md, &z->md, &y->md));
-	dnnl_primitive_desc_t apd = pd_create(&ad, attr, NULL, "add+relu fwd");
-	DNNL_CHECK(dnnl_post_ops_destroy(po));
-	DNNL_CHECK(dnnl_primitive_attr_destroy(attr));
-	prim_make(&op->add, apd);
-	prim_arg(&op->add, DNNL_ARG_SRC_0, y->mem);
-	prim_arg(&op->add, DNNL_ARG_SRC_1, z->mem);
-	prim_arg(&op->add, DNNL_ARG_DST, y->mem);
-	DNNL_CHECK(dnnl_primitive_desc_destroy(apd));
+	add_make(&op->add, y->mem, z->mem, &y->md, 1, "add+relu fwd");
 
 	/* relu backward from y; a forward hint is required, any relu will do */
 	dnnl_eltwise_desc_t ed;

@@ -10,6 +10,9 @@
 # PyTorch's best layout; then the targets of issue 3, each PASS or MISS.
 # Logs are kept in LOGS. Progress goes to stderr.
 #
+# Without AVX512_BF16 or AMX (oneDNN then has no bf16 convolution) the
+# default PRECISIONS is fp32 alone.
+#
 # Knobs (environment): STAT (median: images/s from the median step time of
 # the timed iterations; mean: from their total time), REPEAT (1), ITERS (30), WARMUP (10), BATCH (16),
 # SIZES ("224 112"), PRECISIONS ("fp32 amp"), THREADS (all cores), BENCH
@@ -22,6 +25,7 @@ export LC_ALL=C
 
 prog=bench-cpu
 root=$(cd "$(dirname "$0")/.." && pwd)
+precisions_given=${PRECISIONS+1}
 REPEAT=${REPEAT:-1} ITERS=${ITERS:-30} WARMUP=${WARMUP:-10} BATCH=${BATCH:-16}
 SIZES=${SIZES:-224 112} PRECISIONS=${PRECISIONS:-fp32 amp} LAYOUTS=${LAYOUTS:-nchw cl}
 THREADS=${THREADS:-$(nproc)} STAT=${STAT:-median}
@@ -118,6 +122,13 @@ fi
 roof_fp32=$(awk '$1 == "roof" && $2 == "fp32" { print $3 }' "$LOGS/peak.txt")
 roof_bf16=$(awk '$1 == "roof" && $2 == "bf16" { print $3 }' "$LOGS/peak.txt")
 [ -n "$roof_fp32" ] && [ -n "$roof_bf16" ] || die "$LOGS/peak.txt: no roof lines"
+[ "$roof_fp32" != - ] || die "$LOGS/peak.txt: oneDNN runs no fp32 convolution here"
+if [ "$roof_bf16" = - ] && [[ " $PRECISIONS " == *" amp "* ]]; then
+	[ -z "$precisions_given" ] ||
+		die "PRECISIONS=$PRECISIONS: this CPU has no bf16 convolution in oneDNN (it needs AVX512_BF16 or AMX)"
+	echo "$prog: no bf16 convolution in oneDNN on this CPU: fp32 only" >&2
+	PRECISIONS=fp32
+fi
 
 declare -A R M # R[tool,px,prec] = rates (one per line), M[...] = peak MB
 # add TOOL PX PREC LOG: one run's figures, or none when REPORT_ONLY finds no
