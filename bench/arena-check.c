@@ -2,17 +2,23 @@
  * arena-check.c: bin/bench-arena-check, a test of model.c's memory plan.
  * A backend (backend.h) that does no arithmetic: it tags every byte of the
  * activation arena with the tensor that last wrote it, and checks every read
- * an op makes under backend.h's contract (the reads of the CUDA backend's
- * fused batch norm included: y in backward when y_kept) against those tags.
- * Builds the model at the given batch, image and element size, runs forward
- * and backward three times, and prints what it found:
+ * an op makes against those tags, in the order the backends make them: the
+ * inputs before the outputs are written and again after (a kernel reads
+ * while it writes), y in a batch norm's backward when y_kept (the CUDA
+ * backend's fused form and its mask). It also stamps each parameter
+ * gradient when backward writes it, and checks every ready(off) of
+ * model_backward: all gradients from off up must be written by then (the
+ * allreduce buckets start on it). Builds the model at the given batch, image
+ * and element size, runs forward and backward three times, and prints what
+ * it found:
  *
  *   usage: bench-arena-check [-y] batch image bytes
  *   bytes: per activation element (4 fp32, 2 fp16/bf16)
  *   -y:    every batch norm with a ReLU reads y in backward, kept or not
  *
- * Output: "batch B image PX bytes E: arena N bytes, R reads checked, H
- * hazards", then one line per hazard (at most 10); exit 1 if any.
+ * Output: one line per hazard (at most 10), then "batch B image PX bytes E:
+ * arena N bytes, R reads checked, K ready offsets checked, H hazards"; exit 1
+ * if any.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -148,11 +154,41 @@ static void rd(const bk_tensor *t, const char *what)
 	}
 }
 
+/* ---- parameter gradients: the step that last wrote each ---- */
+
+static const float *grads; /* model's gradient buffer, [nparams] */
+static size_t nparams;
+static int *stamp, step;
+static long ready_checks;
+
+static void grad_written(const float *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		stamp[(size_t)(g - grads) + i] = step;
+}
+
+static void ready(void *ctx, size_t off)
+{
+	(void)ctx;
+	ready_checks++;
+	for (size_t i = off; i < nparams; i++) {
+		if (stamp[i] != step) {
+			if (hazards++ < 10)
+				printf("hazard: gradients from %zu reported final, but %zu is not "
+				       "written yet\n",
+				       off, i);
+			return;
+		}
+	}
+}
+
 /* ---- ops: the reads and writes backend.h allows each ---- */
 
 struct bk_op {
 	bk_tensor *x, *z, *y, *dx, *dz, *dy;
 	int accumulate, relu, y_kept;
+	float *dw, *db; /* parameter gradients it writes, nw and nb of them */
+	size_t nw, nb;
 };
 
 static bk_op *op_new(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy)
@@ -172,6 +208,7 @@ static void x_to_y(const bk_op *op, const char *name)
 	op_name = name;
 	rd(op->x, "x");
 	wr(op->y);
+	rd(op->x, "x (while y is written)");
 }
 
 static void dy_to_dx(const bk_op *op, const char *name)
@@ -179,14 +216,23 @@ static void dy_to_dx(const bk_op *op, const char *name)
 	op_name = name;
 	rd(op->dy, "dy");
 	wr(op->dx);
+	rd(op->dy, "dy (while dx is written)");
+}
+
+static void grads_written(const bk_op *op)
+{
+	grad_written(op->dw, op->nw);
+	grad_written(op->db, op->nb);
 }
 
 bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k, int stride,
 		    int pad, const float *w, float *dw, int accumulate)
 {
-	(void)k, (void)stride, (void)pad, (void)w, (void)dw;
+	(void)stride, (void)pad, (void)w;
 	bk_op *op = op_new(x, y, dx, dy);
 	op->accumulate = accumulate;
+	op->dw = dw;
+	op->nw = (size_t)y->c * x->c * k * k;
 	return op;
 }
 
@@ -194,11 +240,11 @@ void bk_conv_forward(bk_op *op) { x_to_y(op, "conv forward"); }
 
 void bk_conv_backward_data(bk_op *op)
 {
-	op_name = "conv backward-data";
-	rd(op->dy, "dy");
-	if (op->accumulate)
+	if (op->accumulate) {
+		op_name = "conv backward-data";
 		rd(op->dx, "dx (accumulating)");
-	wr(op->dx);
+	}
+	dy_to_dx(op, "conv backward-data");
 }
 
 void bk_conv_backward_weights(bk_op *op)
@@ -206,6 +252,7 @@ void bk_conv_backward_weights(bk_op *op)
 	op_name = "conv backward-weights";
 	rd(op->x, "x");
 	rd(op->dy, "dy");
+	grads_written(op);
 }
 
 bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_tensor *dz,
@@ -213,33 +260,57 @@ bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_te
 		  float *dgamma, float *dbeta, float *running_mean, float *running_var, float eps,
 		  float momentum)
 {
-	(void)gamma, (void)beta, (void)dgamma, (void)dbeta, (void)running_mean;
-	(void)running_var, (void)eps, (void)momentum;
+	(void)gamma, (void)beta, (void)running_mean, (void)running_var, (void)eps, (void)momentum;
 	bk_op *op = op_new(x, y, dx, dy);
 	op->z = z;
 	op->dz = dz;
 	op->relu = relu;
 	op->y_kept = y_kept;
+	op->dw = dgamma;
+	op->db = dbeta;
+	op->nw = op->nb = (size_t)x->c;
 	return op;
 }
 
+/* The unfused add reads y and z after the batch norm has written y. */
 void bk_bn_forward(bk_op *op)
 {
 	op_name = "batch norm forward";
 	rd(op->x, "x");
-	rd(op->z, "z");
 	wr(op->y);
+	rd(op->x, "x (while y is written)");
+	rd(op->z, "z");
+}
+
+/* The mask (fused: cuDNN) reads y and dy while it writes dz; the batch norm
+ * reads x and its input gradient (dz after an unfused add) while it
+ * writes dx. */
+static void bn_reads(const bk_op *op, const char *when)
+{
+	char what[64];
+	snprintf(what, sizeof what, "x%s", when);
+	rd(op->x, what);
+	if (op->relu && (op->y_kept || all_read_y)) {
+		snprintf(what, sizeof what, "y (the ReLU mask)%s", when);
+		rd(op->y, what);
+	}
+	snprintf(what, sizeof what, "dy%s", when);
+	rd(op->dy, what);
 }
 
 void bk_bn_backward(bk_op *op)
 {
 	op_name = "batch norm backward";
-	rd(op->x, "x");
-	if (op->relu && (op->y_kept || all_read_y))
-		rd(op->y, "y (the ReLU mask)");
-	rd(op->dy, "dy");
-	wr(op->dz);
+	bn_reads(op, "");
+	if (op->dz) {
+		wr(op->dz);
+		bn_reads(op, " (while dz is written)");
+	}
 	wr(op->dx);
+	bn_reads(op, " (while dx is written)");
+	if (op->dz)
+		rd(op->dz, "dz (while dx is written)");
+	grads_written(op);
 }
 
 bk_op *bk_maxpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k,
@@ -265,8 +336,13 @@ void bk_avgpool_backward(bk_op *op) { dy_to_dx(op, "average pooling backward"); 
 bk_op *bk_fc_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, const float *w,
 		  const float *b, float *dw, float *db)
 {
-	(void)w, (void)b, (void)dw, (void)db;
-	return op_new(x, y, dx, dy);
+	(void)w, (void)b;
+	bk_op *op = op_new(x, y, dx, dy);
+	op->dw = dw;
+	op->db = db;
+	op->nw = (size_t)y->c * x->c;
+	op->nb = (size_t)y->c;
+	return op;
 }
 
 void bk_fc_forward(bk_op *op) { x_to_y(op, "fc forward"); }
@@ -275,8 +351,9 @@ void bk_fc_backward(bk_op *op)
 {
 	op_name = "fc backward";
 	rd(op->x, "x");
-	rd(op->dy, "dy");
-	wr(op->dx);
+	dy_to_dx(op, "fc backward");
+	rd(op->x, "x (while dx is written)");
+	grads_written(op);
 }
 
 void bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothing, float scale,
@@ -286,6 +363,7 @@ void bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothi
 	op_name = "softmax cross-entropy";
 	rd(logits, "logits");
 	wr(dlogits);
+	rd(logits, "logits (while their gradient is written)");
 }
 
 static int num(const char *what, const char *s, int lo, int hi)
@@ -322,12 +400,17 @@ int main(int argc, char **argv)
 	model_build(&m, batch, image, 1000);
 	model_plan(&m);
 	wr(m.tensors[m.input].t); /* written once, at start-up */
-	for (int it = 0; it < 3; it++) {
+	grads = m.grads;
+	nparams = m.nparams;
+	stamp = xcalloc(nparams, sizeof *stamp);
+	for (step = 1; step <= 3; step++) {
 		model_forward(&m, 0.0f, 1.0f);
-		model_backward(&m, NULL, NULL);
+		model_backward(&m, ready, NULL);
 	}
-	printf("batch %d image %d bytes %d: arena %zu bytes, %ld reads checked, %ld hazards\n",
-	       batch, image, act_bytes, m.acts_bytes, reads, hazards);
+	printf("batch %d image %d bytes %d: arena %zu bytes, %ld reads checked, %ld ready offsets "
+	       "checked, %ld hazards\n",
+	       batch, image, act_bytes, m.acts_bytes, reads, ready_checks, hazards);
+	free(stamp);
 	model_release(&m);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		return 1;

@@ -1,13 +1,16 @@
 /*
  * bench/backend_cpu.c: the ops of backend.h on oneDNN 2.6 (C API) for CPUs.
- * Activations live in oneDNN's blocked nChw16c (nChw8c without AVX-512) (fp32) or channels-last
- * NHWC (bf16 under --precision amp), --layout overrides; only the input image (NCHW fp32) and the classifier
+ * Activations live in oneDNN's blocked layout (fp32: nChw16c, nChw8c
+ * without AVX-512) or channels-last NHWC (bf16 under --precision amp),
+ * --layout overrides; only the input image (NCHW fp32) and the classifier
  * (plain fp32 [n][c]) are plain. Master weights stay fp32 OIHW in the flat
  * parameter buffer and are reordered to each convolution's own layout (and
  * type) before it runs; weight gradients are reordered back into the flat
  * gradient buffer. Every primitive is created at plan time; all share one
  * user-managed scratchpad. Softmax cross-entropy, the classifier's bias and
  * the SGD update are plain C (OpenMP), the classifier's products dnnl_sgemm.
+ * A backward-weights convolution oneDNN would run on its reference kernel
+ * gets layouts of oneDNN's choosing behind reorders instead.
  */
 #include <math.h>
 #include <omp.h>

@@ -528,6 +528,14 @@ bk_init(const bk_config *cfg)
 	 * architectures) fails here, clearly, not at the first kernel. */
 	cudaFuncAttributes fa;
 	cudaError_t e = cudaFuncGetAttributes(&fa, k_check_finite);
+	if (e == cudaErrorUnsupportedPtxVersion) {
+		fprintf(stderr,
+			"bench: the CUDA driver is older than the toolkit this bench-cuda was "
+			"built with, and cannot compile its PTX for %s (compute capability "
+			"%d.%d): update the driver, or build with make CUDA_ARCH=%d%d\n",
+			prop.name, prop.major, prop.minor, prop.major, prop.minor);
+		comm_abort(2);
+	}
 	if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction) {
 		fprintf(stderr,
 			"bench: %s is compute capability %d.%d, which this bench-cuda has no "
@@ -1274,7 +1282,8 @@ bk_conv_backward_weights(bk_op *op)
  * there is an add.
  *
  * Every configuration is tried once at plan time, forward and backward, on
- * the arena (nothing in it is live yet; running statistics untouched): a
+ * the arena (nothing in it is live yet; running statistics kept by an
+ * average factor of 0): a
  * fused form cuDNN refuses falls back to the unfused one, and a precision
  * whose plain batch norm it refuses (bf16 on an older GPU or cuDNN) stops
  * the run at start-up with exit 2 instead of at the first step.
@@ -1289,7 +1298,8 @@ bn_forward_status(bk_op *op, double momentum, float *rmean, float *rvar)
 		G.dnn, op->mode, op->bnops, &one, &zero, op->x->desc, op->x->p,
 		add ? op->x2->desc : NULL, add ? op->x2->p : NULL, op->y->desc, op->y->p, op->pdesc,
 		op->gamma, op->beta, momentum, rmean, rvar, op->eps, op->save_mean, op->save_inv,
-		op->fused ? op->act : NULL, G.ws, op->fwd_ws, op->reserve, op->reserve_size);
+		op->fused ? op->act : NULL, op->fwd_ws ? G.ws : NULL, op->fwd_ws, op->reserve,
+		op->reserve_size);
 }
 
 /* g: the gradient the batch norm itself sees (dy, or dz after an unfused add). */
@@ -1305,7 +1315,7 @@ bn_backward_status(bk_op *op, const bk_tensor *g)
 		op->fused ? op->y->desc : NULL, op->fused ? op->y->p : NULL, g->desc, g->p,
 		add ? op->dx2->desc : NULL, add ? op->dx2->p : NULL, op->dx->desc, op->dx->p,
 		op->pdesc, op->gamma, op->beta, op->dgamma, op->dbeta, op->eps, op->save_mean,
-		op->save_inv, op->fused ? op->act : NULL, G.ws, op->bwd_ws, op->reserve,
+		op->save_inv, op->fused ? op->act : NULL, op->bwd_ws ? G.ws : NULL, op->bwd_ws, op->reserve,
 		op->reserve_size);
 }
 
@@ -1350,11 +1360,16 @@ bn_configure(bk_op *op, int fused)
 		return CUDNN_STATUS_NOT_SUPPORTED;
 	if (op->reserve_size)
 		op->reserve = dev_alloc(op->reserve_size);
-	ws_reserve(op->fwd_ws > op->bwd_ws ? op->fwd_ws : op->bwd_ws);
-	st = bn_forward_status(op, 0.0, NULL, NULL);
+	size_t ws = op->fwd_ws > op->bwd_ws ? op->fwd_ws : op->bwd_ws;
+	ws_grow(ws);
+	/* the running statistics as they will be passed, but with a factor of 0
+	 * they stay as they are (main uploads them after planning anyway) */
+	st = bn_forward_status(op, 0.0, op->rmean, op->rvar);
 	if (st == CUDNN_STATUS_SUCCESS)
 		st = bn_backward_status(op, bn_grad_in(op));
 	CUDA_CHECK(cudaStreamSynchronize(G.stream));
+	if (st == CUDNN_STATUS_SUCCESS)
+		ws_reserve(ws);
 	return st;
 }
 
