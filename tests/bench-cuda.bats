@@ -156,6 +156,19 @@ EOF
 	[[ "$stderr" =~ ^bench:\ no\ CUDA\ device\ \(.*\)$ ]]
 }
 
+@test "under mpirun bench-cuda says there is no CUDA device and the job ends, exit 1" {
+	need_cuda
+	need_bin bench-cuda
+	no_gpu
+	command -v mpirun || skip "mpirun not installed"
+	run -1 --separate-stderr mpirun -np 2 --bind-to none bench-cuda --batch 2 --image 32 --iters 1
+	[ "$output" = "" ]
+	# the first rank to get there says why, then MPI_Aborts the job (the
+	# other may be killed before it prints; Open MPI's own banner after it
+	# is not reliably printed, so it is not checked)
+	[[ "${stderr_lines[0]}" =~ ^bench:\ no\ CUDA\ device\ \(.*\)$ ]]
+}
+
 @test "bench-cuda-allreduce says there is no CUDA device and exits 1" {
 	need_cuda
 	need_bin bench-cuda-allreduce
