@@ -92,10 +92,15 @@ struct bk_tensor {
 };
 static int ntensors;
 
+static size_t raw_bytes(int kind, int n, int c, int h, int w)
+{
+	return (size_t)n * c * h * w * (kind == BK_ACT ? (size_t)act_bytes : sizeof(float));
+}
+
+/* As the CUDA backend: rounded up to 256 bytes. */
 size_t bk_tensor_bytes(int kind, int n, int c, int h, int w)
 {
-	size_t e = (size_t)n * c * h * w * (kind == BK_ACT ? (size_t)act_bytes : sizeof(float));
-	return (e + 255) / 256 * 256;
+	return (raw_bytes(kind, n, c, h, w) + 255) / 256 * 256;
 }
 
 bk_tensor *bk_tensor_create(int kind, int n, int c, int h, int w, void *storage)
@@ -109,8 +114,7 @@ void bk_tensor_destroy(bk_tensor *t) { free(t); }
 
 static size_t used(const bk_tensor *t)
 {
-	return (size_t)t->n * t->c * t->h * t->w *
-	       (t->kind == BK_ACT ? (size_t)act_bytes : sizeof(float));
+	return raw_bytes(t->kind, t->n, t->c, t->h, t->w);
 }
 
 static const char *op_name = "";

@@ -417,7 +417,7 @@ enum { OP_CONV, OP_BN, OP_MAXPOOL, OP_AVGPOOL, OP_FC, OP_SGD };
 
 struct bk_op {
 	int kind;
-	bk_tensor *x, *y, *dx, *dy, *x2, *dx2;
+	bk_tensor *x, *y, *dx, *dy;
 	prim fwd, bwd, bwdw;
 	/* conv: weights in the forward / backward-data layouts and the weight
 	 * gradient in the backward-weights layout (over the shared wtmp and
@@ -696,10 +696,8 @@ bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_te
 	}
 	bk_op *op = op_new(OP_BN);
 	op->x = x;
-	op->x2 = z;
 	op->y = y;
 	op->dx = dx;
-	op->dx2 = dz;
 	op->dy = dy;
 	op->rmean = running_mean;
 	op->rvar = running_var;
@@ -935,7 +933,8 @@ bk_op *bk_sgd_plan(float *w, const float *g, float *buf, size_t n, const size_t 
 	return op;
 }
 
-/* Each thread walks its own slice upwards, stepping through the ranges. */
+/* Each thread takes its own slice and walks it in runs of one weight decay
+ * (a decayed range, or the gap before the next), each run a vector loop. */
 void bk_sgd_run(bk_op *op, float grad_scale, float lr, float momentum, float wd)
 {
 	float *w = op->sgd_w, *buf = op->sgd_buf;
@@ -946,13 +945,18 @@ void bk_sgd_run(bk_op *op, float grad_scale, float lr, float momentum, float wd)
 #pragma omp parallel
 	{
 		size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
-		size_t a = n * t / nt, b = n * (t + 1) / nt;
-		int k = mathk_range_after(a, hi, nseg);
-		for (size_t i = a; i < b; i++) {
-			while (k < nseg && hi[k] <= i)
-				k++;
-			float d = k < nseg && lo[k] <= i ? wd : 0.0f;
-			mathk_sgd(&w[i], &buf[i], g[i], grad_scale, lr, momentum, d);
+		size_t i = n * t / nt, b = n * (t + 1) / nt;
+		int k = mathk_range_after(i, hi, nseg);
+		while (i < b) {
+			int in = k < nseg && lo[k] <= i;
+			size_t end = in ? hi[k++] : k < nseg ? lo[k] : b;
+			float d = in ? wd : 0.0f;
+			if (end > b)
+				end = b;
+#pragma omp simd
+			for (size_t j = i; j < end; j++)
+				mathk_sgd(&w[j], &buf[j], g[j], grad_scale, lr, momentum, d);
+			i = end;
 		}
 	}
 }

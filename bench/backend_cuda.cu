@@ -1283,10 +1283,10 @@ bk_conv_backward_weights(bk_op *op)
  *
  * Every configuration is tried once at plan time, forward and backward, on
  * the arena (nothing in it is live yet; running statistics kept by an
- * average factor of 0): a
- * fused form cuDNN refuses falls back to the unfused one, and a precision
- * whose plain batch norm it refuses (bf16 on an older GPU or cuDNN) stops
- * the run at start-up with exit 2 instead of at the first step.
+ * average factor of 0): a fused form cuDNN refuses falls back to the
+ * unfused one, and a precision whose plain batch norm it refuses (bf16 on
+ * an older GPU or cuDNN) stops the run at start-up with exit 2 instead of
+ * at the first step.
  */
 static cudnnStatus_t
 bn_forward_status(bk_op *op, double momentum, float *rmean, float *rvar)
@@ -1315,8 +1315,8 @@ bn_backward_status(bk_op *op, const bk_tensor *g)
 		op->fused ? op->y->desc : NULL, op->fused ? op->y->p : NULL, g->desc, g->p,
 		add ? op->dx2->desc : NULL, add ? op->dx2->p : NULL, op->dx->desc, op->dx->p,
 		op->pdesc, op->gamma, op->beta, op->dgamma, op->dbeta, op->eps, op->save_mean,
-		op->save_inv, op->fused ? op->act : NULL, op->bwd_ws ? G.ws : NULL, op->bwd_ws, op->reserve,
-		op->reserve_size);
+		op->save_inv, op->fused ? op->act : NULL, op->bwd_ws ? G.ws : NULL, op->bwd_ws,
+		op->reserve, op->reserve_size);
 }
 
 static const bk_tensor *
@@ -1352,10 +1352,10 @@ bn_configure(bk_op *op, int fused)
 	if (st == CUDNN_STATUS_SUCCESS)
 		st = cudnnGetBatchNormalizationTrainingExReserveSpaceSize(
 			G.dnn, op->mode, op->bnops, act, op->x->desc, &op->reserve_size);
-	/* Without a workspace cuDNN runs the non-extended function, which has
-	 * no activation: a fused form must have one. */
 	if (st != CUDNN_STATUS_SUCCESS)
 		return st;
+	/* Without a workspace cuDNN runs the non-extended function, which has
+	 * no activation: a fused form must have one. */
 	if (fused && (op->fwd_ws == 0 || op->bwd_ws == 0))
 		return CUDNN_STATUS_NOT_SUPPORTED;
 	if (op->reserve_size)

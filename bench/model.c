@@ -470,9 +470,9 @@ void model_plan(model *m)
 		case L_BN_ADD_RELU: {
 			tensor *z = l->x2 >= 0 ? &m->tensors[l->x2] : NULL;
 			l->op = bk_bn_plan(x->t, z ? z->t : NULL, y->t, x->d, z ? z->d : NULL, y->d,
-					   l->kind != L_BN, l->keep_y, P + l->w, P + l->b, G + l->w, G + l->b,
-					   m->stats + l->stats, m->stats + l->stats + l->nw, 1e-5f,
-					   0.1f);
+					   l->kind != L_BN, l->keep_y, P + l->w, P + l->b, G + l->w,
+					   G + l->b, m->stats + l->stats,
+					   m->stats + l->stats + l->nw, 1e-5f, 0.1f);
 			break;
 		}
 		case L_MAXPOOL:
