@@ -26,6 +26,7 @@ CC := cc
 CSTD := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 OPT := -O2 -g
 WARN := -Wall -Wextra
+CPPFLAGS := -Ilib
 CFLAGS := $(CSTD) $(OPT) $(WARN) $(EXTRA_CFLAGS)
 LDFLAGS := $(EXTRA_LDFLAGS)
 
@@ -34,12 +35,30 @@ OBJ := build
 
 .DEFAULT_GOAL := default
 
-# Objects depend on the flags they were built with (git's GIT-CFLAGS idea):
-# changing CFLAGS rebuilds, an unchanged make does nothing.
-$(OBJ)/.cflags: FORCE | $(OBJ)
-	@f='$(CC) $(CFLAGS) $(LDFLAGS)'; \
-	[ -f $@ ] && [ "$$(cat $@)" = "$$f" ] || echo "$$f" > $@
+# ---- building ----------------------------------------------------------
+#
+# One pattern compiles every C file of the tree into $(OBJ)/<its path>.o;
+# -MMD records the headers it read, so a header change rebuilds what uses
+# it. A part that needs more flags sets XCFLAGS for its objects.
+#
+# Objects depend on the flags they were built with (git's GIT-CFLAGS idea),
+# one template for C and CUDA: $(call track_flags,NAME,TEXT) is the rule of
+# $(OBJ)/.flags-NAME, rewritten only when TEXT changes.
+
+define track_flags
+$(OBJ)/.flags-$(1): FORCE
+	@mkdir -p $$(@D); f='$(2)'; \
+	[ -f $$@ ] && [ "$$$$(cat $$@)" = "$$$$f" ] || echo "$$$$f" > $$@
+endef
 FORCE:
+$(eval $(call track_flags,c,$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)))
+
+$(OBJ)/%.o: %.c $(OBJ)/.flags-c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(XCFLAGS) -MMD -MP -c -o $@ $<
+
+# $(call objs,FILES): the objects of these C files.
+objs = $(patsubst %.c,$(OBJ)/%.o,$(1))
 
 $(BIN) $(OBJ):
 	mkdir -p $@
@@ -48,6 +67,7 @@ $(BIN) $(OBJ):
 # when a run of that pipeline is actually planned.
 need = $(if $($(1)),,$(error FRAMEWORK=$(FRAMEWORK) needs $(1)=<$(2)>))
 
+include lib/lib.mk
 include filters/filters.mk
 include bench/bench.mk
 include bench/cuda.mk
@@ -214,3 +234,6 @@ clean:
 print-ladder:
 	@echo $(call ladder,$(KEY))
 .PHONY: print-ladder
+
+# The headers each object read (-MMD), for every object built so far.
+-include $(shell find $(OBJ) -name "*.d" 2>/dev/null)

@@ -11,7 +11,7 @@ BENCH_CPU_ITERS ?= 30
 BENCH_CPU_WARMUP ?= 10
 BENCH_CPU_ARGS ?=
 
-$(BIN)/peak: bench/peak.c $(OBJ)/.cflags | $(BIN)
+$(BIN)/peak: bench/peak.c $(OBJ)/.flags-c | $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ bench/peak.c -ldnnl
 
 all: $(BIN)/peak

@@ -11,9 +11,9 @@ BENCH_MPI_LIBS := $(shell $(MPICC) --showme:link 2>/dev/null)
 BENCH_CFLAGS := $(CFLAGS) -fopenmp $(BENCH_MPI_CFLAGS)
 BENCH_LIBS := -ldnnl $(BENCH_MPI_LIBS) -fopenmp -lm
 
-$(OBJ)/bench/%.o: bench/%.c $(BENCH_HDR) $(OBJ)/.cflags
+$(OBJ)/bench/%.o: bench/%.c $(BENCH_HDR) $(OBJ)/.flags-c
 	@mkdir -p $(@D)
-	$(CC) $(BENCH_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(BENCH_CFLAGS) -c -o $@ $<
 
 $(BIN)/bench: $(BENCH_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(BENCH_LIBS)

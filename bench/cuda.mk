@@ -106,25 +106,25 @@ $(OBJ)/.nvccflags: FORCE | $(OBJ)
 
 GPU_HOST_OBJS := $(OBJ)/bench/lossscale.o $(OBJ)/bench/gpuplan.o
 
-$(OBJ)/bench/lossscale.o: bench/lossscale.c bench/lossscale.h $(OBJ)/.cflags
+$(OBJ)/bench/lossscale.o: bench/lossscale.c bench/lossscale.h $(OBJ)/.flags-c
 	@mkdir -p $(@D)
-	$(CC) $(GPU_CFLAGS) -c -o $@ $<
+	$(CC) $(GPU_CFLAGS) $(CPPFLAGS) -c -o $@ $<
 
-$(OBJ)/bench/gpuplan.o: bench/gpuplan.c bench/gpuplan.h $(OBJ)/.cflags
+$(OBJ)/bench/gpuplan.o: bench/gpuplan.c bench/gpuplan.h $(OBJ)/.flags-c
 	@mkdir -p $(@D)
-	$(CC) $(GPU_CFLAGS) -c -o $@ $<
+	$(CC) $(GPU_CFLAGS) $(CPPFLAGS) -c -o $@ $<
 
 # The probe talks to comm.h and backend.h only: MPI or NCCL behind them.
 # bin/bench-allreduce is the probe on the CPU build (tested here under
 # mpirun); bin/bench-cuda-allreduce the same on NCCL.
-$(OBJ)/bench/probe.o: bench/probe.c bench/probe.h bench/comm.h bench/backend.h $(OBJ)/.cflags
+$(OBJ)/bench/probe.o: bench/probe.c bench/probe.h bench/comm.h bench/backend.h $(OBJ)/.flags-c
 	@mkdir -p $(@D)
-	$(CC) $(GPU_CFLAGS) -c -o $@ $<
+	$(CC) $(GPU_CFLAGS) $(CPPFLAGS) -c -o $@ $<
 
 $(OBJ)/bench/allreduce.o: bench/allreduce.c bench/probe.h bench/comm.h bench/backend.h \
-		$(OBJ)/.cflags
+		$(OBJ)/.flags-c
 	@mkdir -p $(@D)
-	$(CC) $(GPU_CFLAGS) -c -o $@ $<
+	$(CC) $(GPU_CFLAGS) $(CPPFLAGS) -c -o $@ $<
 
 PROBE_OBJS := $(OBJ)/bench/allreduce.o $(OBJ)/bench/probe.o
 $(BIN)/bench-allreduce: $(PROBE_OBJS) $(OBJ)/bench/backend_cpu.o $(OBJ)/bench/comm_mpi.o | $(BIN)
@@ -133,9 +133,9 @@ $(BIN)/bench-allreduce: $(PROBE_OBJS) $(OBJ)/bench/backend_cpu.o $(OBJ)/bench/co
 all: $(BIN)/bench-allreduce
 
 # The test driver of the host-side pieces: bin/bench-gpu-test.
-$(OBJ)/bench/gpu-test.o: bench/gpu-test.c bench/lossscale.h bench/gpuplan.h $(OBJ)/.cflags
+$(OBJ)/bench/gpu-test.o: bench/gpu-test.c bench/lossscale.h bench/gpuplan.h $(OBJ)/.flags-c
 	@mkdir -p $(@D)
-	$(CC) $(GPU_CFLAGS) -c -o $@ $<
+	$(CC) $(GPU_CFLAGS) $(CPPFLAGS) -c -o $@ $<
 
 $(BIN)/bench-gpu-test: $(OBJ)/bench/gpu-test.o $(GPU_HOST_OBJS) | $(BIN)
 	$(CC) $(GPU_CFLAGS) $(LDFLAGS) -o $@ $^ -lm
@@ -160,7 +160,7 @@ $(OBJ)/bench/comm_nccl.o: bench/comm_nccl.cu bench/cuda_check.h bench/comm.h ben
 	$(NVCC) $(NVCCFLAGS) $(shell $(MPICC) --showme:compile) -c -o $@ $<
 
 # gpucheck: "no CUDA device" or the device list; compares two --export dirs.
-$(OBJ)/bench/gpucheck.o: bench/gpucheck.c bench/gpuplan.h $(OBJ)/.cflags
+$(OBJ)/bench/gpucheck.o: bench/gpucheck.c bench/gpuplan.h $(OBJ)/.flags-c
 	@mkdir -p $(@D)
 	$(CC) $(GPU_CFLAGS) $(addprefix -I,$(CUDA_INC)) -c -o $@ $<
 

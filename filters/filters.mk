@@ -1,22 +1,21 @@
-# The filters: one C file each in filters/, linked with the shared helpers
-# in filters/lib.c (errors, numbers, records, keys) and filters/formats.c
-# (the table of log formats).
+# The filters: grep-iters, window, median, speedup and table one C file each
+# in filters/; the log formats in filters/formats/ (one file a format and
+# their registry); launch in filters/launch/. All link lib/.
 
 FILTERS := launch grep-iters window median speedup table
-FILTER_LIB := $(OBJ)/filters/lib.o $(OBJ)/filters/formats.o
+FORMATS_OBJ := $(call objs,$(wildcard filters/formats/*.c))
+FORMATS_LIB := $(OBJ)/libformats.a
 
-$(OBJ)/filters/%.o: filters/%.c filters/lib.h filters/formats.h $(OBJ)/.cflags
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c -o $@ $<
+$(FORMATS_LIB): $(FORMATS_OBJ) $(call objs,$(wildcard filters/formats.c))
+	@rm -f $@
+	ar rcs $@ $^
 
-$(BIN)/%: $(OBJ)/filters/%.o $(FILTER_LIB) | $(BIN)
+$(BIN)/launch: $(call objs,$(wildcard filters/launch.c filters/launch/*.c)) $(LIBDLBENCH) | $(BIN)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
+
+$(BIN)/%: $(OBJ)/filters/%.o $(FORMATS_LIB) $(LIBDLBENCH) | $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
 filters: $(addprefix $(BIN)/,$(FILTERS))
 all: filters
 .PHONY: filters
-
-# The harness's speed figures (a benchmark, not a test): see filters/bench-filters.sh.
-bench-filters: filters
-	filters/bench-filters.sh
-.PHONY: bench-filters

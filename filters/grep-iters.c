@@ -296,7 +296,7 @@ static int ends_token(char c, const char *stops)
 enum { ANY, POSITIVE, NONNEG };
 
 /* getnum's error path: dies saying why p is not the number wanted. */
-__attribute__((cold)) static noreturn void badnum(struct log *lg, const char *p, int c, size_t n,
+__attribute__((cold)) static LIB_NORETURN void badnum(struct log *lg, const char *p, int c, size_t n,
 						  const char *what, int sign)
 {
 	if (!p)
@@ -1510,20 +1510,6 @@ static int grec_cmp(const void *a, const void *b)
 	return (x->order > y->order) - (x->order < y->order);
 }
 
-static int dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Median of v[0..n) (even n: mean of the two middle values). */
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof *v, dbl_cmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static struct txt arena_txt(struct log *lg, size_t off, size_t n)
 {
 	return off == NONE ? (struct txt){NULL, 0} : (struct txt){lg->arena + off, n};
@@ -1547,7 +1533,7 @@ static struct txt group_value(struct log *lg, struct grec *g, size_t n, int rate
 	}
 	if (k == 0)
 		return (struct txt){NULL, 0};
-	*out = median(vals, k);
+	*out = median_of(vals, k);
 	if (k == 1)
 		return arena_txt(lg, first, firstn);
 	fmt_shortest(buf, size, *out);

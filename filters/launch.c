@@ -76,22 +76,6 @@ struct vec {
 static struct key key;
 static char keystr[KEY_MAX];
 
-static void *xrealloc(void *p, size_t size)
-{
-	p = realloc(p, size);
-	if (!p)
-		die("out of memory:");
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-	if (!d)
-		die("out of memory:");
-	return d;
-}
-
 static void vec_push(struct vec *a, const char *s)
 {
 	if (a->n + 2 > a->cap) {

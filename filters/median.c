@@ -82,28 +82,15 @@ static void add(struct input *in)
 	c->runs[c->n++] = (struct run){id, v};
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void report(const struct config *c)
 {
-	double *v = malloc(c->n * sizeof *v), sum = 0, median;
+	double *v = xmalloc(c->n * sizeof *v), sum = 0, median;
 
-	if (!v)
-		die("out of memory");
 	for (size_t i = 0; i < c->n; i++) {
 		v[i] = c->runs[i].speed;
 		sum += v[i];
 	}
-	qsort(v, c->n, sizeof *v, cmp_double);
-	if (c->n % 2)
-		median = v[c->n / 2];
-	else
-		median = (v[c->n / 2 - 1] + v[c->n / 2]) / 2;
+	median = median_of(v, c->n);
 	printf("%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%zu\n", c->framework, c->key, r2n(median),
 	       r2n(sum / (double)c->n), r2n(v[0]), r2n(v[c->n - 1]), c->n);
 	free(v);

@@ -203,43 +203,9 @@ static double stamp_diff(const struct stamp *a, const struct stamp *b)
 
 /* ---- numpy ------------------------------------------------------------ */
 
-/* numpy's pairwise summation (spec §3.4). */
-static double pairwise_sum(const double *a, size_t n)
-{
-	if (n < 8) {
-		double r = 0;
-		for (size_t i = 0; i < n; i++)
-			r += a[i];
-		return r;
-	}
-	if (n <= 128) {
-		double r[8];
-		size_t i;
-		for (int j = 0; j < 8; j++)
-			r[j] = a[j];
-		for (i = 8; i < n - n % 8; i += 8)
-			for (int j = 0; j < 8; j++)
-				r[j] += a[i + j];
-		double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-		for (; i < n; i++)
-			res += a[i];
-		return res;
-	}
-	size_t n2 = n / 2;
-	n2 -= n2 % 8;
-	return pairwise_sum(a, n2) + pairwise_sum(a + n2, n - n2);
-}
-
 static double np_mean(const double *a, size_t n)
 {
 	return pairwise_sum(a, n) / (double)n;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* ---- ours ------------------------------------------------------------- */

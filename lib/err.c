@@ -1,0 +1,97 @@
+/*
+ * err.c — one error family for every program: "prog: message" on stderr,
+ * strerror appended when the format ends in ':', exit 1 for a failure and
+ * 2 for a bad command line, and a hook run just before any of those exits.
+ */
+#include "lib.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *progname = "dlbench";
+const char *usage_text = "";
+
+static void (*exit_hook)(int status);
+
+void set_exit_hook(void (*hook)(int status))
+{
+	exit_hook = hook;
+}
+
+static LIB_NORETURN void leave(int status)
+{
+	if (exit_hook)
+		exit_hook(status);
+	exit(status);
+}
+
+static void vwarn(const char *where, long line, const char *fmt, va_list ap)
+{
+	int saved = errno;
+	size_t len = strlen(fmt);
+
+	fprintf(stderr, "%s: ", progname);
+	if (where)
+		fprintf(stderr, "%s:%ld: ", where, line);
+	vfprintf(stderr, fmt, ap);
+	if (len > 0 && fmt[len - 1] == ':')
+		fprintf(stderr, " %s", strerror(saved));
+	fputc('\n', stderr);
+}
+
+void warnf(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(NULL, 0, fmt, ap);
+	va_end(ap);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(NULL, 0, fmt, ap);
+	va_end(ap);
+	leave(1);
+}
+
+void die_at(const char *file, long line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdie_at(file, line, fmt, ap);
+}
+
+void vdie_at(const char *file, long line, const char *fmt, va_list ap)
+{
+	vwarn(file, line, fmt, ap);
+	leave(1);
+}
+
+void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(NULL, 0, fmt, ap);
+	va_end(ap);
+	leave(2);
+}
+
+void usage(void)
+{
+	fprintf(stderr, "usage: %s\n", usage_text);
+	leave(2);
+}
+
+void finish_output(void)
+{
+	if (fflush(stdout) == EOF || ferror(stdout))
+		die("<stdout>: write error:");
+}

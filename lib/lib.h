@@ -1,0 +1,160 @@
+/*
+ * lib.h — the one library every program of dlbench links: the filters,
+ * launch and bench. Errors, allocation, checked numbers, statistics,
+ * tab-separated records and configuration keys. Nothing here reads the
+ * clock or the environment: same bytes in, same bytes out.
+ *
+ *   err.c     progname, warnf, die, die_usage, die_at, usage, exit hook
+ *   alloc.c   xmalloc, xcalloc, xrealloc, xgrow, xstrdup
+ *   num.c     parse_long, parse_double, flag_int, fmt_shortest
+ *   stats.c   cmp_double, median_of, pairwise_sum, r2n, r2p
+ *   record.c  struct input (files or stdin, line by line), records, the
+ *             median record that speedup and table read
+ *   key.c     <N>n<G>g_b<B>_<prec> keys and their ladder order
+ */
+#ifndef DLBENCH_LIB_H
+#define DLBENCH_LIB_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LIB_NORETURN __attribute__((noreturn))
+#define LIB_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* ---- errors (err.c) ---------------------------------------------------- */
+
+/* Set once from main: prefixes every message ("window: ..."). */
+extern const char *progname;
+/* The synopsis printed by usage() after "usage: "; set once from main. */
+extern const char *usage_text;
+
+/* "prog: message" on stderr; when fmt ends in ':' append " strerror(errno)"
+ * (sbase's eprintf). die exits 1, die_usage and usage exit 2. */
+void warnf(const char *fmt, ...) LIB_PRINTF(1, 2);
+LIB_NORETURN void die(const char *fmt, ...) LIB_PRINTF(1, 2);
+LIB_NORETURN void die_usage(const char *fmt, ...) LIB_PRINTF(1, 2);
+LIB_NORETURN void usage(void);
+/* "prog: file:line: message", exit 1 (a located error in an input). */
+LIB_NORETURN void die_at(const char *file, long line, const char *fmt, ...) LIB_PRINTF(3, 4);
+LIB_NORETURN void vdie_at(const char *file, long line, const char *fmt, va_list ap);
+
+/* Called with the exit status just before die, die_at, die_usage or usage
+ * exit (bench: end every MPI rank, not only this one). It may not return. */
+void set_exit_hook(void (*hook)(int status));
+
+/* Flush stdout and check it: a full disk is a failure (exit 1). */
+void finish_output(void);
+
+/* ---- allocation (alloc.c): dies "prog: out of memory" on failure ------- */
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+/* Make room for n elements of size bytes in the array *p of capacity *cap
+ * (doubling); returns *p. The usual way to append: xgrow(&v, &cap, n + 1, sizeof *v). */
+void *xgrow(void *p, size_t *cap, size_t n, size_t size);
+
+/* ---- numbers (num.c) --------------------------------------------------- */
+
+/* The whole string as a decimal integer in [min, max]; 0 on success. */
+int parse_long(const char *s, long min, long max, long *out);
+/* The whole string as a finite plain decimal (no inf, nan, hex); 0 on success. */
+int parse_double(const char *s, double *out);
+/* strtonum-style for flags: a decimal integer in [min, max], else a usage
+ * error "prog: -n: 'x' is not an integer" / "... is out of range a..b". */
+long long flag_int(const char *flag, const char *s, long long min, long long max);
+/* The value of -c: 1 for "dlperf" (DLPerf's own methods), else a usage
+ * error "-c: 'x' is not dlperf". */
+int compat_flag(const char *s);
+/* Python's repr of a float: the shortest text that reads back as x, with
+ * ".0" when it has no fraction, positional for the magnitudes we print. */
+void fmt_shortest(char *buf, size_t size, double x);
+
+/* ---- statistics (stats.c) ---------------------------------------------- */
+
+/* qsort comparator of doubles, ascending. */
+int cmp_double(const void *a, const void *b);
+/* Median of v[0..n), n > 0, sorting v in place (even n: mean of the two
+ * middle values, as numpy.median). */
+double median_of(double *v, size_t n);
+/* numpy's pairwise summation, bit for bit (numpy.sum / numpy.mean). */
+double pairwise_sum(const double *a, size_t n);
+/* DLPerf's roundings to 2 decimals (doc/dlperf.md):
+ * r2n: nearbyint(x * 100.0) / 100.0, ties to even on the double x*100
+ *      (numpy.round); the published medians, means and speedups.
+ * r2p: the decimal nearest the exact binary x (Python's round(x, n)),
+ *      i.e. what printf("%.*f") shows, returned as the double of that text. */
+double r2n(double x);
+double r2p(double x, int decimals);
+
+/* ---- records (record.c) ------------------------------------------------ */
+
+#define REC_MAXF 16
+
+/* One input source: a named file or stdin ("-", called "<stdin>"). */
+struct input {
+	FILE *fp;
+	const char *name; /* as shown in messages */
+	long lineno;
+	char *line; /* current line, '\n' removed, split in place */
+	size_t cap;
+	int nf;
+	char *f[REC_MAXF];
+};
+
+/* Open path ("-" = stdin); dies "prog: path: strerror" on failure. */
+void input_open(struct input *in, const char *path);
+void input_close(struct input *in);
+/* Read one raw line (no splitting); 1 = got one, 0 = end of file.
+ * A read error dies naming the file. */
+int input_line(struct input *in);
+/* Read one line and split it at tabs into f[0..nf-1]; 1 = got one. */
+int input_record(struct input *in);
+/* Die unless the record has exactly n fields:
+ * "prog: file:line: 3 fields, expected 8". */
+void record_expect(struct input *in, int n);
+/* Field i as a finite number (> 0 when positive is set), else die
+ * "prog: file:line: what 'x' is not a number". */
+double record_num(struct input *in, int i, const char *what, int positive);
+/* Die "prog: file:line: <message>". */
+LIB_NORETURN void record_die(const struct input *in, const char *fmt, ...) LIB_PRINTF(2, 3);
+
+/* Iterate over argv's files, or stdin when there are none. */
+#define FOREACH_INPUT(in, argc, argv)                                                      \
+	for (int i_ = 0, n_ = (argc) > 0 ? (argc) : 1; i_ < n_; i_++)                       \
+		for (int once_ = (input_open(&(in), (argc) > 0 ? (argv)[i_] : "-"), 1); once_; \
+		     once_ = (input_close(&(in)), 0))
+
+/* ---- configuration keys (key.c) ---------------------------------------- */
+
+/* <N>n<G>g_b<B>_<prec>: N nodes, G devices per node, B samples per device
+ * per step, precision fp32 | tf32 | amp | bf16 | fp16. */
+struct key {
+	long nodes, gpus, batch;
+	char prec[8];
+};
+
+#define KEY_MAX 64
+
+/* Parse a key; returns 0, or -1 when it is not one. */
+int key_parse(const char *s, struct key *k);
+/* Parse "<N>n<G>g" alone (a DLPerf case directory); 0 or -1. */
+int case_parse(const char *s, long *nodes, long *gpus);
+void key_format(const struct key *k, char *buf, size_t size);
+int prec_valid(const char *s);
+/* Total batch N × G × B. */
+long key_total_batch(const struct key *k);
+/* Ladder order: by total devices, then nodes. */
+int key_ladder_cmp(const struct key *a, const struct key *b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
