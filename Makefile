@@ -77,24 +77,52 @@ include tests/tests.mk
 
 # ---- dependencies ------------------------------------------------------
 #
-# The Debian packages the project needs. `make deps` installs the missing
-# ones when run as root, else prints the exact apt-get line and fails.
+# The Debian packages, each named once: what the main job needs, and what
+# the tests add (PyTorch for the reference checks, Bats, the network
+# namespaces of the cluster rig, clang-format). `make deps` and `make
+# test-deps` install the missing ones when run as root, else print the
+# exact apt-get line and fail.
 
-DEBIAN_PACKAGES := build-essential openmpi-bin libopenmpi-dev libdnnl-dev bats \
-	gnuplot-nox python3-torch python3-torchvision libjemalloc2 iproute2 util-linux
+DEPS_MAIN := build-essential openmpi-bin libopenmpi-dev libdnnl-dev util-linux
+DEPS_TEST := $(DEPS_MAIN) bats python3-torch python3-torchvision libjemalloc2 iproute2 \
+	clang-format
+
+# $(call install_missing,PACKAGES)
+define install_missing
+@missing=$$(for p in $(1); do \
+	dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; \
+done | tr '\n' ' '); \
+if [ -z "$$missing" ]; then echo "$@: all Debian packages present"; exit 0; fi; \
+if [ "$$(id -u)" = 0 ]; then \
+	echo "$@: installing $$missing"; \
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+else \
+	echo "$@: missing packages; run:"; \
+	echo "  sudo apt-get install -y $$missing"; exit 1; \
+fi
+endef
 
 deps:
-	@missing=$$(for p in $(DEBIAN_PACKAGES); do \
-		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; \
-	done | tr '\n' ' '); \
-	if [ -z "$$missing" ]; then echo "deps: all Debian packages present"; exit 0; fi; \
-	if [ "$$(id -u)" = 0 ]; then \
-		echo "deps: installing $$missing"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
-	else \
-		echo "deps: missing packages; run:"; \
-		echo "  sudo apt-get install -y $$missing"; exit 1; \
-	fi
+	$(call install_missing,$(DEPS_MAIN))
+test-deps:
+	$(call install_missing,$(DEPS_TEST))
+.PHONY: deps test-deps
+
+# ---- style -------------------------------------------------------------
+#
+# Every C and CUDA file in the one style of .clang-format: `make format`
+# applies it, `make format-check` lists the files that differ and fails.
+
+CLANG_FORMAT := clang-format
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h' '*.cu' 2>/dev/null)
+
+format:
+	$(CLANG_FORMAT) -i $(FORMAT_FILES)
+format-check:
+	@bad=$$(for f in $(FORMAT_FILES); do \
+		$(CLANG_FORMAT) "$$f" | cmp -s - "$$f" || echo "$$f"; done); \
+	if [ -n "$$bad" ]; then echo "format-check: not formatted (make format):" $$bad >&2; exit 1; fi
+.PHONY: format format-check
 
 # ---- the pipeline ------------------------------------------------------
 

@@ -1,10 +1,12 @@
-# Tests: every tests/*.bats suite, with the binaries built first.
-# `make test` is what the README and .ci/run call.
+# Tests: every tests/*.bats suite, with the Debian packages the tests need
+# and the binaries built first. `make test` is what the README and .ci/run
+# call.
 
 BATS := bats
 TEST_SUITES := $(sort $(wildcard tests/*.bats))
 
-test: all
+test: test-deps
+	@$(MAKE) --no-print-directory CUDA_QUIET=1 all
 	$(BATS) $(BATS_FLAGS) $(TEST_SUITES)
 
 .PHONY: test
