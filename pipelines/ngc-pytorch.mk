@@ -1,6 +1,6 @@
 # ngc-pytorch: NVIDIA DeepLearningExamples PyTorch/Classification/ConvNets
 # main.py under its multiproc.py, as DLPerf ran it (NGC 20.03; DLL log lines,
-# spec §2.2). Give DLE_CONVNETS=<checkout>/PyTorch/Classification/ConvNets and
+# doc/formats.md). Give DLE_CONVNETS=<checkout>/PyTorch/Classification/ConvNets and
 # IMAGENET=<ImageNet directory>. amp runs with --amp --dynamic-loss-scale.
 
 PIPELINES += ngc-pytorch

@@ -1,7 +1,8 @@
 # oneflow: OneFlow-Benchmark Classification/cnns of_cnn_train_val.py, as
-# DLPerf ran it (OneFlow 0.2/0.3; spec §2.10: 120 iterations, printed every
-# 20). Give ONEFLOW_CNNS=<checkout>/Classification/cnns; DATA=<OFRecord
-# ImageNet> (empty: synthetic data). One process per node drives its GPUs.
+# DLPerf ran it (OneFlow 0.2/0.3; 120 iterations, printed every 20: see
+# doc/formats.md). Give ONEFLOW_CNNS=<checkout>/Classification/cnns;
+# DATA=<OFRecord ImageNet> (empty: synthetic data). One process per node
+# drives its GPUs.
 
 PIPELINES += oneflow
 ONEFLOW_CNNS ?=

@@ -1,5 +1,5 @@
 # plsc: PaddlePaddle PLSC ArcFace with a ResNet50 backbone (Paddle 1.8.5;
-# spec §2.6), as DLPerf ran it: train.py patched to stop after 150 batches,
+# doc/formats.md), as DLPerf ran it: train.py patched to stop after 150 batches,
 # logging every 10. Give PLSC=<checkout of PLSC with DLPerf's train.py>.
 # One GPU runs train.py directly; more run paddle.distributed.launch.
 

@@ -1,5 +1,5 @@
 # pytorch: pytorch/examples imagenet/main.py, as DLPerf ran it (PyTorch 1.6;
-# log format spec §2.1). Give PYTORCH_EXAMPLES=<checkout>/imagenet and
+# log format in doc/formats.md). Give PYTORCH_EXAMPLES=<checkout>/imagenet and
 # IMAGENET=<ImageNet directory>. main.py starts one process per GPU of its
 # node and takes the node's total batch with -b.
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """pytorch_synthetic.py — train torchvision's resnet50 on synthetic data, log like bench.
 
-Reads nothing; writes bench's log (doc/CONTRACT.md, DESIGN.md "bench's log") on
+Reads nothing; writes bench's log (doc/formats.md, "bench") on
 stdout, rank 0 only:
 
     # bench model=resnet50 backend=pytorch-cpu nodes=1 gpus_per_node=1 ...

@@ -89,7 +89,7 @@ setup() {
 	[[ "$output" == *"$T/results/4n8g_b128: not a configuration key"* ]]
 }
 
-# DLL lines (NGC PyTorch, spec §2.2) with a constant step time per case.
+# DLL lines (NGC PyTorch, doc/formats.md) with a constant step time per case.
 make_dlperf_tree() {
 	local root=$1 c us run
 	for c in 1n1g:400000 1n8g:400000 2n8g:500000; do
