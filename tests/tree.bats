@@ -1,0 +1,48 @@
+#!/usr/bin/env bats
+# The tree itself: one style, every reference inside the repository, files
+# small enough to read, each shared helper defined once (in lib/).
+
+load helper
+
+setup() {
+	common_setup
+	cd "$ROOT"
+	git rev-parse --git-dir >/dev/null 2>&1 || skip "not a git checkout"
+}
+
+@test "every C and CUDA file is formatted as .clang-format says" {
+	run -0 make --no-print-directory -s format-check
+}
+
+@test "no tracked file cites a document outside the repository" {
+	# The pattern is built so that this file does not match itself.
+	run -1 git grep -nE "spec ""§|DESIGN""\.md|dlperf-""rules|\.\./""shared|CONTRACT""\.md" -- .
+}
+
+@test "every doc/ file a tracked file names exists" {
+	missing=$(git grep -ohE 'doc/[a-z0-9-]+\.md' -- . | sort -u | while read -r f; do
+		[ -f "$f" ] || echo "$f"; done)
+	[ -z "$missing" ] || { echo "missing: $missing"; false; }
+}
+
+@test "no file under filters/ is over 400 lines, no log format over 200" {
+	long=$(git ls-files 'filters/*.c' 'filters/*.h' | xargs wc -l | awk '$2 != "total" && $1 > 400')
+	[ -z "$long" ] || { echo "over 400: $long"; false; }
+	long=$(git ls-files 'filters/formats/*.c' | grep -v -e registry.c -e scan.c | xargs -r wc -l |
+		awk '$2 != "total" && $1 > 200')
+	[ -z "$long" ] || { echo "over 200: $long"; false; }
+}
+
+@test "the README is read in ten minutes: at most 250 lines" {
+	[ "$(wc -l < README.md)" -le 250 ]
+}
+
+@test "no helper of lib/ is defined again outside it" {
+	names=$(sed -nE 's/^[A-Za-z_ ]*[ *]([a-z_0-9]+)\(.*/\1/p' lib/lib.h | sort -u)
+	[ "$(echo "$names" | wc -l)" -gt 20 ]
+	for n in $names; do
+		# A definition starts at column 0 and does not end in ';'.
+		hits=$(git grep -nE "^[a-z_].*[ *]$n\([^;]*$" -- '*.c' '*.cu' '*.h' ':!lib' || true)
+		[ -z "$hits" ] || { echo "$n defined again: $hits"; false; }
+	done
+}
