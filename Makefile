@@ -4,17 +4,21 @@
 #   make results/4n8g_b128_fp32.md     the ladder 1n1g … 4n8g; runs only missing logs
 #   make results/4n8g_b128_fp32.json   the same as DLPerf's result JSON
 #   make results/compare_b128_fp32.md  every framework with logs, side by side
-#   make test                          every Bats suite
+#   make test                          every Bats suite (installs what they need)
+#   make perf-roof | perf-cpu | perf-filters   the project's benchmarks (figures)
+#   make format | format-check         the one C and CUDA style
 #
 # Knobs: FRAMEWORK (pipelines/*.mk, default bench), RUNS (5), LOGDIR (logs;
 # a DLPerf log tree works), RESULTS (results), HOSTS (Open MPI host file),
 # TIMEOUT (seconds per run), COMPAT=dlperf (DLPerf's own methods), ALIAS
-# (precision alias for grep-iters, e.g. fp16=amp), PUBLISHED (a data/dlperf
-# TSV for a "published" column).
+# (precision alias for grep-iters, e.g. fp16=amp), WINDOW (window's flags,
+# e.g. '-s 2 -n 4'; default: the log format's window), PUBLISHED (a
+# data/dlperf TSV for a "published" column).
 #
-# Each part of the tree brings its own make fragment: filters/filters.mk (the
-# six filters), bench/bench.mk and bench/cuda.mk (the native workload),
-# pipelines/*.mk (one per framework), tests/tests.mk (suites).
+# Each part of the tree brings its own make fragment: lib/lib.mk (the shared
+# library), filters/filters.mk (the six filters), bench/bench.mk and
+# bench/cuda/cuda.mk (the native trainer), pipelines/*.mk (one per
+# framework), tests/tests.mk (suites), tests/perf/perf.mk (benchmarks).
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -140,6 +144,7 @@ TIMEOUT ?= 3600
 HOSTS ?=
 COMPAT ?=
 ALIAS ?=
+WINDOW ?=
 PUBLISHED ?=
 
 COMPAT_FLAG := $(if $(COMPAT),-c $(COMPAT))
@@ -156,7 +161,8 @@ key_suffix = _b$(word 3,$(call key_parts,$(1)))_$(word 4,$(call key_parts,$(1)))
 # The ladders of keys, in one shell for all of them (a shell per key made
 # make -n slow with many results): for each key "KEY=L1,L2,…" where Li are
 # the keys of its ladder — powers of two of devices per node up to G, then
-# of nodes up to N (DESIGN.md "Names") — or "KEY=!" when KEY is not a key.
+# of nodes up to N (1n1g 1n2g 1n4g 1n8g 2n8g 4n8g for 4n8g) — or "KEY=!"
+# when KEY is not a key.
 comma := ,
 ladders_of = $(shell for key in $(1); do \
 	if ! printf '%s\n' "$$key" | grep -Eqx '[1-9][0-9]*n[1-9][0-9]*g_b[1-9][0-9]*_(fp32|tf32|amp|bf16|fp16)'; \
@@ -177,7 +183,8 @@ RUN_IDS := $(shell seq 1 $(RUNS))
 ifeq ($(DLPERF_TREE),)
 logs_of = $(foreach r,$(RUN_IDS),$(LOGDIR)/$(FRAMEWORK)/$(1)/$(r).log)
 else
-# ALIAS=fp16=amp also reads the fp16 files of an amp ladder (spec §1.6).
+# ALIAS=fp16=amp also reads the fp16 files of an amp ladder (DLPerf named
+# some mixed-precision logs fp16, others amp).
 alias_suffixes = $(1) $(if $(ALIAS),$(subst _$(word 2,$(subst =, ,$(ALIAS))),_$(word 1,$(subst =, ,$(ALIAS))),$(1)))
 logs_of = $(sort $(foreach s,$(call alias_suffixes,$(call key_suffix,$(1))),\
 	$(wildcard $(LOGDIR)/$(firstword $(subst _, ,$(1)))/*$(s)_*.log)))
@@ -199,14 +206,14 @@ $(LOGDIR)/$(FRAMEWORK)/$(1)/%.log: | $$($(FRAMEWORK)_DEPS) $(BIN)/launch
 		echo "make: $(FRAMEWORK) $(1) run $$* failed (exit $$$$rc); no log kept" >&2; exit $$$$rc; }; \
 	mv $$@.tmp $$@; \
 	echo "run: $(FRAMEWORK) $(1) #$$* done in $$$$(( $$$$(date +%s) - start )) s:" \
-		"$$$$($(BIN)/grep-iters -f $$($(FRAMEWORK)_FORMAT) $$@ | $(BIN)/window $$($(FRAMEWORK)_WINDOW) | cut -f4) samples/s" >&2
+		"$$$$($(BIN)/grep-iters -f $$($(FRAMEWORK)_FORMAT) $$@ | $(BIN)/window $(WINDOW) | cut -f4) samples/s" >&2
 endef
 
 # result_rule KEY: the table and JSON of KEY's ladder.
 define result_rule
 $(RESULTS)/$(1).md $(RESULTS)/$(1).json: $(call ladder_logs,$(1)) $(FILTER_BINS)
 	@mkdir -p $$(@D)
-	$(BIN)/grep-iters $(GREP_FLAGS) $$(filter %.log,$$^) | $(BIN)/window $(COMPAT_FLAG) $$($(FRAMEWORK)_WINDOW) \
+	$(BIN)/grep-iters $(GREP_FLAGS) $$(filter %.log,$$^) | $(BIN)/window $(COMPAT_FLAG) $(WINDOW) \
 		| $(BIN)/median $(COMPAT_FLAG) | $(BIN)/speedup \
 		| $(BIN)/table $$(if $$(filter %.json,$$@),-s json,$(TABLE_FLAGS)) > $$@.tmp
 	@mv $$@.tmp $$@

@@ -1,32 +1,40 @@
-# bench: the native ResNet50 v1.5 trainer (bench/*.c), CPU backend on oneDNN,
-# data parallel over MPI. Objects in build/bench/, binary bin/bench.
+# bench: the native ResNet50 v1.5 trainer, CPU backend on oneDNN, data
+# parallel over MPI (bin/bench); the allreduce benchmark on the same backend
+# (bin/bench-allreduce); the memory plan's checker (bin/test-arena-check).
 # Needs libdnnl-dev and libopenmpi-dev; the MPI flags come from mpicc.
+#
+# Objects come from the top Makefile's pattern. For bench/cuda/cuda.mk:
+# BENCH_CORE_OBJ is every object of bin/bench but the CPU backend and MPI
+# comm (BENCH_CPU_OBJ); ALLREDUCE_OBJ the allreduce program's own objects.
 
-BENCH_SRC := main model backend_cpu comm_mpi probe
-BENCH_OBJ := $(patsubst %,$(OBJ)/bench/%.o,$(BENCH_SRC))
-BENCH_HDR := $(wildcard bench/*.h)
 MPICC := mpicc
 BENCH_MPI_CFLAGS := $(shell $(MPICC) --showme:compile 2>/dev/null)
 BENCH_MPI_LIBS := $(shell $(MPICC) --showme:link 2>/dev/null)
-BENCH_CFLAGS := $(CFLAGS) -fopenmp $(BENCH_MPI_CFLAGS)
+BENCH_XCFLAGS := -fopenmp $(BENCH_MPI_CFLAGS) -Ibench
 BENCH_LIBS := -ldnnl $(BENCH_MPI_LIBS) -fopenmp -lm
+$(eval $(call track_flags,bench,$(BENCH_XCFLAGS) $(BENCH_LIBS)))
 
-$(OBJ)/bench/%.o: bench/%.c $(BENCH_HDR) $(OBJ)/.flags-c
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(BENCH_CFLAGS) -c -o $@ $<
+BENCH_CORE_OBJ := $(call objs,bench/main.c bench/model.c \
+	bench/allreduce/allreduce.c)
+BENCH_CPU_OBJ := $(call objs,bench/cpu/backend.c bench/cpu/comm_mpi.c)
+BENCH_OBJ := $(BENCH_CORE_OBJ) $(BENCH_CPU_OBJ)
+ALLREDUCE_OBJ := $(call objs,bench/allreduce/main.c bench/allreduce/allreduce.c)
+ARENA_CHECK_OBJ := $(call objs,tests/drivers/arena-check.c bench/model.c)
 
-$(BIN)/bench: $(BENCH_OBJ) | $(BIN)
+$(sort $(BENCH_OBJ) $(ALLREDUCE_OBJ) $(ARENA_CHECK_OBJ)): XCFLAGS := $(BENCH_XCFLAGS)
+$(sort $(BENCH_OBJ) $(ALLREDUCE_OBJ) $(ARENA_CHECK_OBJ)): $(OBJ)/.flags-bench
+
+$(BIN)/bench: $(BENCH_OBJ) $(LIBDLBENCH) | $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(BENCH_LIBS)
 
-all: $(BIN)/bench
+# bin/bench-allreduce: the allreduce benchmark through comm.h on MPI
+# (bin/bench-cuda-allreduce is the same program on NCCL).
+$(BIN)/bench-allreduce: $(ALLREDUCE_OBJ) $(BENCH_CPU_OBJ) $(LIBDLBENCH) | $(BIN)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(BENCH_LIBS)
 
-# bin/bench-arena-check: model.c's memory plan under a backend that does no
+# bin/test-arena-check: model.c's memory plan under a backend that does no
 # arithmetic and checks every read against the last write (tests/bench.bats).
-$(BIN)/bench-arena-check: $(OBJ)/bench/arena-check.o $(OBJ)/bench/model.o | $(BIN)
+$(BIN)/test-arena-check: $(ARENA_CHECK_OBJ) $(LIBDLBENCH) | $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -fopenmp -lm
 
-all: $(BIN)/bench-arena-check
-
-# `make bench-cpu` (bench against PyTorch on this CPU) lives in its own
-# fragment, owned with the benchmark.
-include $(wildcard bench/bench-cpu.mk)
+all: $(BIN)/bench $(BIN)/bench-allreduce $(BIN)/test-arena-check

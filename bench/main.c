@@ -20,7 +20,7 @@
 #include "backend.h"
 #include "comm.h"
 #include "model.h"
-#include "probe.h"
+#include "allreduce/allreduce.h"
 
 /* The CUDA backend's extras (bench/cuda_check.h). Weak: the CPU build links
  * without them, and main needs no #ifdef. */

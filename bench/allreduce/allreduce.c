@@ -11,7 +11,7 @@
 
 #include "backend.h"
 #include "comm.h"
-#include "probe.h"
+#include "allreduce.h"
 
 void
 probe_defaults(struct probe_config *pc)

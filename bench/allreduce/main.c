@@ -13,7 +13,7 @@
 
 #include "backend.h"
 #include "comm.h"
-#include "probe.h"
+#include "allreduce.h"
 
 static const char *usage_text =
     "usage: bench-allreduce [--min-bytes N] [--max-bytes N] [--factor 2|4] [--iters N] "

@@ -23,7 +23,7 @@
 #include <dnnl_debug.h>
 
 #include "backend.h"
-#include "mathk.h"
+#include "elementwise.h"
 
 #define DNNL_CHECK(call)                                                                   \
 	do {                                                                               \

@@ -1,5 +1,5 @@
 /*
- * arena-check.c: bin/bench-arena-check, a test of model.c's memory plan.
+ * arena-check.c: bin/test-arena-check, a test of model.c's memory plan.
  * A backend (backend.h) that does no arithmetic: it tags every byte of the
  * activation arena with the tensor that last wrote it, and checks every read
  * an op makes against those tags, in the order the backends make them: the
@@ -12,7 +12,7 @@
  * and element size, runs forward and backward three times, and prints what
  * it found:
  *
- *   usage: bench-arena-check [-y] batch image bytes
+ *   usage: test-arena-check [-y] batch image bytes
  *   bytes: per activation element (4 fp32, 2 fp16/bf16)
  *   -y:    every batch norm with a ReLU reads y in backward, kept or not
  *
@@ -35,7 +35,7 @@ static void *xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size);
 	if (!p) {
-		fprintf(stderr, "bench-arena-check: out of memory\n");
+		fprintf(stderr, "test-arena-check: out of memory\n");
 		exit(1);
 	}
 	return p;
@@ -54,7 +54,7 @@ static int nblocks;
 void *bk_malloc(size_t bytes)
 {
 	if (nblocks == MAX_BLOCKS) {
-		fprintf(stderr, "bench-arena-check: too many allocations\n");
+		fprintf(stderr, "test-arena-check: too many allocations\n");
 		exit(1);
 	}
 	struct block *b = &blocks[nblocks++];
@@ -376,7 +376,7 @@ static int num(const char *what, const char *s, int lo, int hi)
 	errno = 0;
 	long v = strtol(s, &end, 10);
 	if (end == s || *end || errno || v < lo || v > hi) {
-		fprintf(stderr, "bench-arena-check: %s: '%s' is not an integer in [%d, %d]\n", what,
+		fprintf(stderr, "test-arena-check: %s: '%s' is not an integer in [%d, %d]\n", what,
 			s, lo, hi);
 		exit(2);
 	}
@@ -391,12 +391,12 @@ int main(int argc, char **argv)
 		a++;
 	}
 	if (argc - a != 3) {
-		fprintf(stderr, "usage: bench-arena-check [-y] batch image bytes\n");
+		fprintf(stderr, "usage: test-arena-check [-y] batch image bytes\n");
 		return 2;
 	}
 	int batch = num("batch", argv[a], 1, 1024), image = num("image", argv[a + 1], 32, 512);
 	if (strcmp(argv[a + 2], "2") && strcmp(argv[a + 2], "4")) {
-		fprintf(stderr, "bench-arena-check: bytes: '%s' is not 2 or 4\n", argv[a + 2]);
+		fprintf(stderr, "test-arena-check: bytes: '%s' is not 2 or 4\n", argv[a + 2]);
 		return 2;
 	}
 	act_bytes = argv[a + 2][0] - '0';

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# make bench-filters: the harness's speed figures.
+# make perf-filters: the harness's speed figures.
 #  1. grep-iters | window over a generated bench-format log of SIZE_MB
 #     (default 1024) MB: MB/s of the pipe, each filter alone, median of REPEAT.
 #  2. make -n with 1,002 configurations' logs present (167 ladders of 4n8g,
 #     5 runs each): seconds, median of REPEAT.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 size_mb=${SIZE_MB:-1024}
 repeat=${REPEAT:-3}
 work=${WORK:-$(mktemp -d)}
 trap 'rm -rf "$work"' EXIT
-bin=$PWD/bin
+bin=${BIN:-$PWD/bin}
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 now() { date +%s.%N; }

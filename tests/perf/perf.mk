@@ -1,23 +1,34 @@
-# bench/bench-cpu.mk — `make bench-cpu`: bench against PyTorch on this CPU, and
-# bin/peak, the oneDNN convolution roof it is measured against. Included by
-# bench/bench.mk. A benchmark prints figures; it is not a test.
+# tests/perf/perf.mk — the project's own benchmarks. A benchmark prints
+# figures; it is not a test.
 #
-#   make bench-cpu                      one run of each configuration
-#   make bench-cpu REPEAT=3             medians of three
-#   make bench-cpu BENCH_CPU_ARGS='...' see bench/bench-cpu.sh for the knobs
+#   make perf-roof                     this CPU's oneDNN convolution roof (bin/perf-roof)
+#   make perf-cpu                      bench against PyTorch, one run of each configuration
+#   make perf-cpu REPEAT=3             medians of three
+#   make perf-cpu BENCH_CPU_ARGS='...' see tests/perf/cpu.sh for the knobs
+#   make perf-filters                  grep-iters | window on a 1 GB log, make -n over 1,002
+#                                      configurations (SIZE_MB, REPEAT: tests/perf/filters.sh)
 
 REPEAT ?= 1
 BENCH_CPU_ITERS ?= 30
 BENCH_CPU_WARMUP ?= 10
 BENCH_CPU_ARGS ?=
 
-$(BIN)/peak: bench/peak.c $(OBJ)/.flags-c | $(BIN)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ bench/peak.c -ldnnl
+PERF_ROOF_OBJ := $(call objs,tests/perf/roof.c)
+$(PERF_ROOF_OBJ): XCFLAGS := -Ibench
 
-all: $(BIN)/peak
+$(BIN)/perf-roof: $(PERF_ROOF_OBJ) $(LIBDLBENCH) | $(BIN)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -ldnnl
 
-bench-cpu: $(BIN)/bench $(BIN)/peak bench/bench-cpu.sh pipelines/pytorch_synthetic.py
+all: $(BIN)/perf-roof
+
+perf-roof: $(BIN)/perf-roof
+	$(BIN)/perf-roof
+
+perf-cpu: $(BIN)/bench $(BIN)/perf-roof tests/perf/cpu.sh pipelines/pytorch_synthetic.py
 	REPEAT=$(REPEAT) ITERS=$(BENCH_CPU_ITERS) WARMUP=$(BENCH_CPU_WARMUP) \
-	BENCH=$(BIN)/bench PEAK=$(BIN)/peak bash bench/bench-cpu.sh $(BENCH_CPU_ARGS)
+	BENCH=$(BIN)/bench PEAK=$(BIN)/perf-roof bash tests/perf/cpu.sh $(BENCH_CPU_ARGS)
 
-.PHONY: bench-cpu
+perf-filters: $(BIN)/grep-iters $(BIN)/window tests/perf/filters.sh
+	BIN=$(abspath $(BIN)) bash tests/perf/filters.sh
+
+.PHONY: perf-roof perf-cpu perf-filters
