@@ -1,0 +1,264 @@
+/*
+ * supervise.c — running launch's job to its end and leaving nothing behind.
+ *
+ * Reads the job's argv, key and timeout, /proc (the processes below
+ * launch) and the signals launch gets; writes the job's processes (it
+ * starts them and stops them) and launch's diagnostics on stderr.
+ *
+ * The job runs in its own process group. At the timeout (-t), or when launch
+ * gets SIGINT, SIGTERM or SIGHUP, the group gets SIGTERM (mpirun then stops
+ * the ranks on every host), and GRACE_S seconds later every process still
+ * descending from launch gets SIGKILL. launch is a child subreaper: nothing
+ * the job started outlives it, and it exits only when all are reaped; and
+ * if launch is killed outright the job gets SIGTERM (parent-death signal).
+ *
+ * Exit status: the command's (mpirun's: non-zero when any rank failed);
+ * 128+n when it died of signal n; 124 at the timeout; 128+n when launch was
+ * interrupted by signal n; 127/126 when the command cannot be run.
+ */
+#include "launch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#define GRACE_S 5 /* SIGTERM → SIGKILL */
+
+/* Every live process below launch (children first-found order). With the
+ * subreaper set, orphans of the job are re-parented to launch and stay in
+ * this tree. zombies are skipped: their parent reaps them. */
+static size_t descendants(pid_t **out)
+{
+	struct proc {
+		pid_t pid, ppid;
+		char state;
+	} *p = NULL;
+	size_t n = 0, cap = 0, nd = 0;
+	pid_t *d = NULL;
+	DIR *dir = opendir("/proc");
+	struct dirent *de;
+
+	if (!dir)
+		return *out = NULL, 0;
+	while ((de = readdir(dir))) {
+		char path[64], buf[512], *rp;
+		long pid;
+		if (parse_long(de->d_name, 1, 1L << 30, &pid) != 0)
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t r = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (r <= 0)
+			continue;
+		buf[r] = '\0';
+		/* The command name, in parentheses, may hold blanks and ')'. */
+		if (!(rp = strrchr(buf, ')')))
+			continue;
+		char state;
+		int ppid;
+		if (sscanf(rp + 1, " %c %d", &state, &ppid) != 2)
+			continue;
+		p = xgrow(p, &cap, n + 1, sizeof *p);
+		p[n++] = (struct proc){(pid_t)pid, (pid_t)ppid, state};
+	}
+	closedir(dir);
+	/* Breadth first from launch: d[] grows while it is walked. */
+	pid_t self = getpid();
+	d = xmalloc((n + 1) * sizeof *d);
+	for (size_t i = 0; i < n; i++)
+		if (p[i].ppid == self)
+			d[nd++] = p[i].pid;
+	for (size_t k = 0; k < nd; k++)
+		for (size_t i = 0; i < n; i++)
+			if (p[i].ppid == d[k])
+				d[nd++] = p[i].pid;
+	/* Drop the zombies now that their children are counted. */
+	size_t live = 0;
+	for (size_t k = 0; k < nd; k++)
+		for (size_t i = 0; i < n; i++)
+			if (p[i].pid == d[k] && p[i].state != 'Z')
+				d[live++] = d[k];
+	free(p);
+	*out = d;
+	return live;
+}
+
+/* Send sig to every live descendant (0: only count them). */
+static size_t kill_tree(int sig)
+{
+	pid_t *d;
+	size_t n = descendants(&d);
+
+	for (size_t i = 0; i < n; i++)
+		kill(d[i], sig);
+	free(d);
+	return n;
+}
+
+static const char *signame(int sig)
+{
+	static char buf[64];
+
+	snprintf(buf, sizeof buf, "signal %d (%s)", sig, strsignal(sig));
+	return buf;
+}
+
+/* Start argv in its own process group; report an exec failure through a
+ * close-on-exec pipe so that the parent prints the one message. */
+static pid_t start(char **argv, const sigset_t *oldmask)
+{
+	int fds[2], err;
+	pid_t pid, parent = getpid();
+
+	if (pipe(fds) != 0)
+		die("pipe:");
+	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+	if ((pid = fork()) < 0)
+		die("fork:");
+	if (pid == 0) {
+		setpgid(0, 0);
+#ifdef __linux__
+		/* launch killed outright (SIGKILL) must not leave the job running:
+		 * the job then gets SIGTERM, and mpirun stops every rank. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(128 + SIGTERM);
+#endif
+		signal(SIGPIPE, SIG_DFL);
+		if (isatty(STDIN_FILENO)) {
+			/* A background group reading the terminal would stop. */
+			int fd = open("/dev/null", O_RDONLY);
+			if (fd >= 0 && fd != STDIN_FILENO) {
+				dup2(fd, STDIN_FILENO);
+				close(fd);
+			}
+		}
+		sigprocmask(SIG_SETMASK, oldmask, NULL);
+		execvp(argv[0], argv);
+		err = errno;
+		if (write(fds[1], &err, sizeof err) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	close(fds[1]);
+	ssize_t r;
+	while ((r = read(fds[0], &err, sizeof err)) < 0 && errno == EINTR)
+		;
+	close(fds[0]);
+	if (r == (ssize_t)sizeof err) {
+		waitpid(pid, NULL, 0);
+		errno = err;
+		warnf("%s:", argv[0]);
+		exit(err == ENOENT ? 127 : 126);
+	}
+	return pid;
+}
+
+/* Wait for the job; at the timeout or a signal stop it; leave nothing. */
+static int wait_job(const struct job *job, pid_t child, const sigset_t *set)
+{
+	const char *key = job->keystr;
+	long timeout = job->timeout;
+	double t0 = now_s(), term_at = -1;
+	int done = 0, status = 0, why = 0, killed = 0; /* why: 0, -1 timeout, signal */
+
+	for (;;) {
+		pid_t p;
+		int st;
+		while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+			if (p == child) {
+				done = 1;
+				status = st;
+			}
+		double t = now_s(), wait_s = 0.05;
+		if (done) {
+			/* The command is over: whatever it left behind goes too. */
+			if (!kill_tree(0))
+				break;
+			if (term_at < 0) {
+				kill_tree(SIGTERM);
+				term_at = t;
+			} else if (t - term_at >= GRACE_S) {
+				kill_tree(SIGKILL);
+			}
+		} else {
+			if (timeout > 0 && !why && t - t0 >= timeout) {
+				why = -1;
+				warnf("%s: timed out after %ld s", key, timeout);
+				kill(-child, SIGTERM);
+				term_at = t;
+			}
+			if (term_at >= 0 && !killed && t - term_at >= GRACE_S) {
+				kill(-child, SIGKILL);
+				kill_tree(SIGKILL);
+				killed = 1;
+			}
+			wait_s = 1;
+			if (timeout > 0 && !why)
+				wait_s = t0 + timeout - t;
+			else if (term_at >= 0 && !killed)
+				wait_s = term_at + GRACE_S - t;
+			if (wait_s < 0.001)
+				wait_s = 0.001;
+		}
+		struct timespec ts = {(time_t)wait_s, (long)((wait_s - (time_t)wait_s) * 1e9)};
+		int sig = sigtimedwait(set, NULL, &ts);
+		if ((sig == SIGINT || sig == SIGTERM || sig == SIGHUP) && !done && !why) {
+			why = sig;
+			warnf("%s: interrupted by %s", key, signame(sig));
+			kill(-child, sig);
+			term_at = now_s();
+		}
+	}
+	if (why == -1)
+		return 124;
+	if (why > 0)
+		return 128 + why;
+	if (WIFSIGNALED(status)) {
+		warnf("%s: killed by %s", key, signame(WTERMSIG(status)));
+		return 128 + WTERMSIG(status);
+	}
+	if (WEXITSTATUS(status) != 0)
+		warnf("%s: failed with exit status %d", key, WEXITSTATUS(status));
+	return WEXITSTATUS(status);
+}
+
+/* SIGCHLD is blocked and taken by sigtimedwait. Its default action is to
+ * ignore it, and POSIX lets a blocked ignored signal be discarded: with a
+ * handler it stays pending. (SIG_IGN would also reap the children unseen.) */
+static void on_sigchld(int sig)
+{
+	(void)sig;
+}
+
+int supervise(const struct job *job)
+{
+	sigset_t set, old;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	signal(SIGCHLD, on_sigchld);
+	sigprocmask(SIG_BLOCK, &set, &old);
+#ifdef __linux__
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+#endif
+	return wait_job(job, start(job->argv, &old), &set);
+}
