@@ -2,12 +2,13 @@
 # timing.sh — how long launch takes to start ranks across the rig's hosts:
 # a trivial command (true) as 2n1g (2 ranks, 2 hosts), 2n2g (4 ranks,
 # 2 hosts) and 4n1g (4 ranks, 4 hosts); wall time of launch from start to
-# exit, median of RUNS (default 5). Prints one line per configuration.
-# Needs root; builds and removes its own rig.
+# exit, median of RUNS (default 5) by the median filter. Prints one line
+# per configuration. Needs root; builds and removes its own rig.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 launch=${LAUNCH:-$here/../../bin/launch}
+median=${MEDIAN:-$here/../../bin/median}
 runs=${RUNS:-5}
 dir=$(mktemp -d)
 trap '"$here/down.sh" "$dir"; rm -rf "$dir"' EXIT
@@ -25,9 +26,11 @@ for key in 2n1g_b1_fp32 2n2g_b1_fp32 4n1g_b1_fp32; do
 		t1=$(date +%s.%N)
 		times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')")
 	done
-	med=$(printf '%s\n' "${times[@]}" | sort -g |
-		awk '{ a[NR] = $1 } END { print NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
+	# As window records (framework, key, run, value): median's third field.
+	med=$(for i in "${!times[@]}"; do
+		printf 'launch\t%s\t%d\t%s\n' "$key" "$((i + 1))" "${times[i]}"
+	done | "$median" | cut -f3)
 	case=${key%%_*} nodes=${key%%n*} gpus=${case#*n}
-	printf '%-6s %s ranks  median %.2f s  (runs: %s)\n' "$case" "$((nodes * ${gpus%g}))" "$med" \
-		"$(printf '%.2f ' "${times[@]}")"
+	printf '%-6s %s ranks  median %.2f s  (runs: %s)\n' "$case" "$((nodes * ${gpus%g}))" \
+		"$med" "$(printf '%.2f ' "${times[@]}")"
 done
