@@ -4,7 +4,6 @@
 # built and this machine has a CUDA device (bin/gpucheck devices), else the
 # CPU build bin/bench. Checked only when a run is planned.
 
-PIPELINES += bench
 BENCH_ITERS ?= 120
 BENCH_ARGS ?=
 BENCH_BIN ?= $(abspath $(if $(and $(wildcard $(BIN)/bench-cuda),\
@@ -13,4 +12,3 @@ bench_CMD = $(BENCH_BIN) --batch {batch} --precision {precision} \
 	--iters $(BENCH_ITERS) $(BENCH_ARGS)
 bench_DEPS = $(BIN)/bench
 bench_FORMAT := bench
-bench_WINDOW :=

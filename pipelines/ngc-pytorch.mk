@@ -3,7 +3,6 @@
 # doc/formats.md). Give DLE_CONVNETS=<checkout>/PyTorch/Classification/ConvNets and
 # IMAGENET=<ImageNet directory>. amp runs with --amp --dynamic-loss-scale.
 
-PIPELINES += ngc-pytorch
 DLE_CONVNETS ?=
 IMAGENET ?=
 PYTHON ?= python3
@@ -16,4 +15,3 @@ ngc-pytorch_CMD = $(call need,DLE_CONVNETS,path to DeepLearningExamples/PyTorch/
 	$(IMAGENET)'
 ngc-pytorch_DEPS :=
 ngc-pytorch_FORMAT := ngc-pytorch
-ngc-pytorch_WINDOW :=

@@ -4,7 +4,6 @@
 # DATA=<OFRecord ImageNet> (empty: synthetic data). One process per node
 # drives its GPUs.
 
-PIPELINES += oneflow
 ONEFLOW_CNNS ?=
 DATA ?=
 PYTHON ?= python3
@@ -18,4 +17,3 @@ oneflow_CMD = $(call need,ONEFLOW_CNNS,path to OneFlow-Benchmark/Classification/
 	$(if $(DATA),--train_data_dir $(DATA)/train --train_data_part_num 256)'
 oneflow_DEPS :=
 oneflow_FORMAT := oneflow
-oneflow_WINDOW :=

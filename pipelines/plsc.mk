@@ -3,7 +3,6 @@
 # logging every 10. Give PLSC=<checkout of PLSC with DLPerf's train.py>.
 # One GPU runs train.py directly; more run paddle.distributed.launch.
 
-PIPELINES += plsc
 PLSC ?=
 PYTHON ?= python3
 plsc_CMD = $(call need,PLSC,path to a PLSC checkout with DLPerf's train.py) \
@@ -14,4 +13,3 @@ plsc_CMD = $(call need,PLSC,path to a PLSC checkout with DLPerf's train.py) \
 	train.py --batch_size {batch} --loss_type dist_arcface'
 plsc_DEPS :=
 plsc_FORMAT := plsc
-plsc_WINDOW :=

@@ -8,7 +8,6 @@
 # Threads default to cores / processes on the node; more than one process
 # (mpirun's OMPI_COMM_WORLD_* or torchrun's env://) trains with DDP over gloo.
 
-PIPELINES += pytorch-synthetic
 
 PYTORCH_PYTHON ?= /usr/bin/python3
 JEMALLOC ?= $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 \
@@ -21,4 +20,3 @@ pytorch-synthetic_CMD := env $(if $(JEMALLOC),LD_PRELOAD=$(JEMALLOC)) $(PYTORCH_
 	--iters $(PYTORCH_SYNTHETIC_ITERS) $(PYTORCH_SYNTHETIC_FLAGS)
 pytorch-synthetic_DEPS := pipelines/pytorch_synthetic.py
 pytorch-synthetic_FORMAT := bench
-pytorch-synthetic_WINDOW :=

@@ -3,7 +3,6 @@
 # IMAGENET=<ImageNet directory>. main.py starts one process per GPU of its
 # node and takes the node's total batch with -b.
 
-PIPELINES += pytorch
 PYTORCH_EXAMPLES ?=
 IMAGENET ?=
 PYTHON ?= python3
@@ -14,4 +13,3 @@ pytorch_CMD = $(call need,PYTORCH_EXAMPLES,path to pytorch/examples/imagenet)$(c
 	--multiprocessing-distributed --world-size {nodes} --rank $$NODE_RANK $(IMAGENET)'
 pytorch_DEPS :=
 pytorch_FORMAT := pytorch
-pytorch_WINDOW :=
