@@ -193,7 +193,7 @@ rank 3 of 4 on $NET.4 sum 10" ]
 rig_make() {
 	make -C "$ROOT" --no-print-directory "$@" HOSTS="$HOSTS" LOGDIR="$BATS_TEST_TMPDIR/logs" \
 		RESULTS="$BATS_TEST_TMPDIR/results" RUNS=1 BENCH_ITERS=6 TIMEOUT=60 \
-		BENCH_ARGS='--image 32 --threads 1 --warmup 1' bench_WINDOW='-s 2 -n 4'
+		BENCH_ARGS='--image 32 --threads 1 --warmup 1' WINDOW='-s 2 -n 4'
 }
 
 @test "make builds a 2n1g table across namespaces with HOSTS=" {
