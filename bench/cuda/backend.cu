@@ -1,0 +1,489 @@
+/*
+ * bench/cuda/backend.cu: bench's backend (backend.h) on one NVIDIA GPU:
+ * start-up, device memory, tensors, the stream, the cuDNN workspace, and the
+ * trainer's hooks (step timing on CUDA events, peak device memory, the loss
+ * scale). The ops are in conv.cu (cuDNN convolutions), bn.cu (cuDNN batch
+ * norm), gemm.cu (cuBLAS classifier) and kernels.cu (our own kernels).
+ *
+ * Precisions (bk_config.precision):
+ *   fp32  activations fp32 NCHW, no TF32 anywhere (cuDNN FMA math, cuBLAS pedantic)
+ *   tf32  fp32 storage, TF32 tensor cores allowed
+ *   amp   activations fp16 NHWC, fp16 weight copies per convolution, fp32
+ *         master weights, gradients and BN statistics; dynamic loss scale
+ *         (lossscale.h): the loss gradient is multiplied by the scale, the
+ *         update divides by it and is skipped on the device when a gradient
+ *         is not finite
+ *   bf16  as amp with bf16 and no scaling
+ *
+ * Every op runs on one stream; nothing synchronises with the host within
+ * a step: the loss is copied behind the softmax and read after bk_sync.
+ * Every library call is checked (check.h): one line on stderr, exit 1.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+struct cuda_backend gpu;
+
+/* ---- helpers of the other files ----------------------------------------- */
+
+void note_mem(void)
+{
+	size_t freeb, total;
+
+	CUDA_CHECK(cudaMemGetInfo(&freeb, &total));
+	if (total - freeb > gpu.peak)
+		gpu.peak = total - freeb;
+}
+
+void *dev_alloc(size_t bytes)
+{
+	void *p = NULL;
+
+	CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
+	note_mem();
+	return p;
+}
+
+bk_op *op_new(int kind)
+{
+	bk_op *op = (bk_op *)xcalloc(1, sizeof *op);
+
+	op->kind = kind;
+	return op;
+}
+
+int cuda_device_count(void)
+{
+	int n = 0;
+	cudaError_t e = cudaGetDeviceCount(&n);
+
+	if (e != cudaSuccess || n <= 0)
+		die("no CUDA device (%s)", e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+	return n;
+}
+
+const char *precision_name(int precision)
+{
+	static const char *names[] = {"fp32", "tf32", "amp", "bf16"};
+
+	return precision >= 0 && precision <= BK_BF16 ? names[precision] : "?";
+}
+
+/*
+ * amp: read the last step's overflow flag (its update is queued before us,
+ * so it is final once the stream is idle), advance the loss scale and clear
+ * the flag for the next step.
+ */
+void settle(void)
+{
+	if (!gpu.pending)
+		return;
+	CUDA_CHECK(cudaMemcpyAsync(gpu.flag_host, gpu.flag, sizeof(int), cudaMemcpyDeviceToHost,
+				   gpu.stream));
+	CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+	lossscale_update(&gpu.ls, *gpu.flag_host);
+	CUDA_CHECK(cudaMemsetAsync(gpu.flag, 0, sizeof(int), gpu.stream));
+	gpu.pending = gpu.updated = 0;
+}
+
+/* ---- start-up ----------------------------------------------------------- */
+
+/* A GPU the build has no code for (a V100 with CUDA 13's default
+ * architectures) fails here, clearly, not at the first kernel. */
+static void check_loadable(const cudaDeviceProp *prop)
+{
+	cudaError_t e = kernels_loadable();
+
+	if (e == cudaErrorUnsupportedPtxVersion)
+		die_usage("the CUDA driver is older than the toolkit this bench-cuda was built "
+			  "with, and cannot compile its PTX for %s (compute capability %d.%d): "
+			  "update the driver, or build with make CUDA_ARCH=%d%d",
+			  prop->name, prop->major, prop->minor, prop->major, prop->minor);
+	if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction)
+		die_usage("%s is compute capability %d.%d, which this bench-cuda has no code "
+			  "for: rebuild with make CUDA_ARCH=%d%d (and a toolkit that has it)",
+			  prop->name, prop->major, prop->minor, prop->major, prop->minor);
+	CUDA_CHECK(e);
+}
+
+/* Default: NHWC for fp16 and bf16 (tensor cores), NCHW for fp32 and tf32;
+ * --layout nhwc asks for NHWC everywhere. */
+static void set_activations(int layout)
+{
+	switch (gpu.precision) {
+	case BK_AMP:
+		gpu.act_dt = CUDNN_DATA_HALF;
+		gpu.act_fmt = CUDNN_TENSOR_NHWC;
+		gpu.act_size = 2;
+		break;
+	case BK_BF16:
+		gpu.act_dt = CUDNN_DATA_BFLOAT16;
+		gpu.act_fmt = CUDNN_TENSOR_NHWC;
+		gpu.act_size = 2;
+		break;
+	default:
+		gpu.act_dt = CUDNN_DATA_FLOAT;
+		gpu.act_fmt = layout == BK_LAYOUT_NHWC ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+		gpu.act_size = 4;
+	}
+}
+
+extern "C" void bk_init(const bk_config *cfg)
+{
+	int ndev = cuda_device_count();
+	cudaDeviceProp prop;
+
+	gpu.precision = cfg->precision;
+	gpu.verbose = cfg->verbose;
+	gpu.local_rank = cfg->local_rank;
+	int major = 0;
+	CUDNN_CHECK(cudnnGetProperty(MAJOR_VERSION, &major));
+	if (major != CUDNN_MAJOR)
+		die("built with cuDNN %d, but the cuDNN loaded is %d (%zu)", CUDNN_MAJOR, major,
+		    cudnnGetVersion());
+	gpu.device = (cfg->local_rank > 0 ? cfg->local_rank : 0) % ndev;
+	CUDA_CHECK(cudaSetDevice(gpu.device));
+	CUDA_CHECK(cudaGetDeviceProperties(&prop, gpu.device));
+	check_loadable(&prop);
+	if ((gpu.precision == BK_TF32 || gpu.precision == BK_BF16) && prop.major < 8)
+		die_usage("--precision %s: needs compute capability 8.0 or newer; %s is %d.%d",
+			  precision_name(gpu.precision), prop.name, prop.major, prop.minor);
+	if (gpu.precision < BK_FP32 || gpu.precision > BK_BF16)
+		die_usage("precision %d: not supported by the CUDA backend", gpu.precision);
+	if (cfg->layout == BK_LAYOUT_BLOCKED)
+		die_usage("--layout blocked: the CUDA backend has NCHW and NHWC only");
+	set_activations(cfg->layout);
+	CUDA_CHECK(cudaStreamCreateWithFlags(&gpu.stream, cudaStreamNonBlocking));
+	CUDNN_CHECK(cudnnCreate(&gpu.dnn));
+	CUDNN_CHECK(cudnnSetStream(gpu.dnn, gpu.stream));
+	CUBLAS_CHECK(cublasCreate(&gpu.blas));
+	CUBLAS_CHECK(cublasSetStream(gpu.blas, gpu.stream));
+	/* The classifier is fp32 in every precision (backend.h); TF32 only
+	 * where the precision allows reduced math. */
+	CUBLAS_CHECK(cublasSetMathMode(gpu.blas, gpu.precision == BK_FP32
+							 ? CUBLAS_PEDANTIC_MATH
+							 : CUBLAS_TF32_TENSOR_OP_MATH));
+	CUDA_CHECK(cudaMalloc((void **)&gpu.flag, sizeof(int)));
+	CUDA_CHECK(cudaMemsetAsync(gpu.flag, 0, sizeof(int), gpu.stream));
+	CUDA_CHECK(cudaMallocHost((void **)&gpu.flag_host, sizeof(int)));
+	CUDA_CHECK(cudaMalloc((void **)&gpu.check, sizeof(int)));
+	CUDA_CHECK(cudaMallocHost((void **)&gpu.check_host, sizeof(int)));
+	CUDA_CHECK(cudaEventCreate(&gpu.step_start));
+	CUDA_CHECK(cudaEventCreate(&gpu.step_stop));
+	gpu.scaling = gpu.precision == BK_AMP;
+	if (gpu.scaling)
+		lossscale_init(&gpu.ls, gpu.static_scale);
+	else
+		lossscale_off(&gpu.ls);
+	CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+	note_mem();
+	gpu.ready = 1;
+	if (gpu.verbose)
+		fprintf(stderr,
+			"bench: cuda device %d of %d: %s, compute capability %d.%d, %.0f MB; "
+			"cuDNN %zu, cuBLAS, precision %s\n",
+			gpu.device, ndev, prop.name, prop.major, prop.minor,
+			(double)prop.totalGlobalMem / 1048576.0, cudnnGetVersion(),
+			precision_name(gpu.precision));
+}
+
+extern "C" void bk_finalize(void)
+{
+	if (!gpu.ready)
+		return;
+	CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+	if (gpu.ws)
+		CUDA_CHECK(cudaFree(gpu.ws));
+	if (gpu.loss_rows)
+		CUDA_CHECK(cudaFree(gpu.loss_rows));
+	if (gpu.loss_host)
+		CUDA_CHECK(cudaFreeHost(gpu.loss_host));
+	CUDA_CHECK(cudaFree(gpu.flag));
+	CUDA_CHECK(cudaFreeHost(gpu.flag_host));
+	CUDA_CHECK(cudaFree(gpu.check));
+	CUDA_CHECK(cudaFreeHost(gpu.check_host));
+	CUDA_CHECK(cudaEventDestroy(gpu.step_start));
+	CUDA_CHECK(cudaEventDestroy(gpu.step_stop));
+	CUBLAS_CHECK(cublasDestroy(gpu.blas));
+	CUDNN_CHECK(cudnnDestroy(gpu.dnn));
+	CUDA_CHECK(cudaStreamDestroy(gpu.stream));
+	gpu.ws = NULL;
+	gpu.loss_rows = NULL;
+	gpu.loss_host = NULL;
+	gpu.ready = 0;
+}
+
+extern "C" const char *bk_name(void)
+{
+	return "cuda-cudnn";
+}
+
+/* ---- the trainer's hooks ------------------------------------------------ */
+
+extern "C" int bk_can_scale_loss(void)
+{
+	return 1;
+}
+
+/* --loss-scale N (amp): a static scale N > 0; 0 = dynamic (the default). */
+extern "C" void bk_set_loss_scale(float scale)
+{
+	gpu.static_scale = scale;
+	if (gpu.ready && gpu.scaling)
+		lossscale_init(&gpu.ls, scale);
+}
+
+/* Both settle the last step: call them after it, not between its backward
+ * and its update. */
+extern "C" float bk_loss_scale(void)
+{
+	if (gpu.ready)
+		settle();
+	return gpu.ls.scale;
+}
+
+extern "C" long bk_skipped_steps(void)
+{
+	if (gpu.ready)
+		settle();
+	return gpu.ls.skipped;
+}
+
+/* CUDA events around one training step: begin before the forward, end after
+ * the update; end waits for the step and returns the device's time of it. */
+extern "C" void bk_step_begin(void)
+{
+	CUDA_CHECK(cudaEventRecord(gpu.step_start, gpu.stream));
+}
+
+extern "C" double bk_step_end(double host_s)
+{
+	float ms = 0.0f;
+
+	(void)host_s;
+	CUDA_CHECK(cudaEventRecord(gpu.step_stop, gpu.stream));
+	CUDA_CHECK(cudaEventSynchronize(gpu.step_stop));
+	CUDA_CHECK(cudaEventElapsedTime(&ms, gpu.step_start, gpu.step_stop));
+	note_mem();
+	return (double)ms / 1000.0;
+}
+
+/* Peak device memory in use (MB, 2^20 bytes) seen so far, all of this
+ * process's allocations including cuDNN, cuBLAS and NCCL. */
+extern "C" double bk_peak_mem_mb(void)
+{
+	if (gpu.ready)
+		note_mem();
+	return (double)gpu.peak / 1048576.0;
+}
+
+/* ---- memory --------------------------------------------------------------- */
+
+extern "C" void *bk_malloc(size_t bytes)
+{
+	void *p = NULL;
+
+	CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
+	CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, gpu.stream));
+	CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+	note_mem();
+	return p;
+}
+
+extern "C" void bk_free(void *p)
+{
+	if (!p)
+		return;
+	CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+	CUDA_CHECK(cudaFree(p));
+}
+
+extern "C" void bk_memset0(void *dev, size_t bytes)
+{
+	CUDA_CHECK(cudaMemsetAsync(dev, 0, bytes, gpu.stream));
+}
+
+/* Copies go through the compute stream: it does not synchronise with the
+ * legacy default stream that plain cudaMemcpy uses. */
+extern "C" void bk_to_device(void *dev, const void *host, size_t bytes)
+{
+	CUDA_CHECK(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, gpu.stream));
+	CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+}
+
+extern "C" void bk_to_host(void *host, const void *dev, size_t bytes)
+{
+	CUDA_CHECK(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, gpu.stream));
+	CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+}
+
+/* With the step's update done, its overflow verdict is final: settle it
+ * here, while the stream is idle anyway, and not in the next step. */
+extern "C" void bk_sync(void)
+{
+	CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+	if (gpu.pending && gpu.updated)
+		settle();
+}
+
+/* ---- tensors -------------------------------------------------------------- */
+
+extern "C" size_t bk_tensor_bytes(int kind, int n, int c, int h, int w)
+{
+	size_t e = (size_t)n * c * h * w * (kind == BK_ACT ? gpu.act_size : sizeof(float));
+
+	return (e + 255) / 256 * 256; /* keeps the next tensor 256-byte aligned */
+}
+
+extern "C" bk_tensor *bk_tensor_create(int kind, int n, int c, int h, int w, void *storage)
+{
+	bk_tensor *t = (bk_tensor *)xcalloc(1, sizeof *t);
+
+	if (!gpu.ready)
+		die("bk_tensor_create before bk_init");
+	t->kind = kind;
+	t->n = n;
+	t->c = c;
+	t->h = h;
+	t->w = w;
+	t->p = storage;
+	/* cuDNN's tensor descriptors count elements in 32 bits */
+	if ((size_t)n * c * h * w > (size_t)INT32_MAX)
+		die("a %d x %d x %d x %d tensor has more than 2^31 - 1 elements, cuDNN's limit: "
+		    "use a smaller --batch",
+		    n, c, h, w);
+	t->dt = kind == BK_ACT ? gpu.act_dt : CUDNN_DATA_FLOAT;
+	t->fmt = kind == BK_ACT ? gpu.act_fmt : CUDNN_TENSOR_NCHW;
+	CUDNN_CHECK(cudnnCreateTensorDescriptor(&t->desc));
+	CUDNN_CHECK(cudnnSetTensor4dDescriptor(t->desc, t->fmt, t->dt, n, c, h, w));
+	return t;
+}
+
+extern "C" void bk_tensor_destroy(bk_tensor *t)
+{
+	if (!t)
+		return;
+	CUDNN_CHECK(cudnnDestroyTensorDescriptor(t->desc));
+	free(t);
+}
+
+static int is_plain(const bk_tensor *t)
+{
+	return t->dt == CUDNN_DATA_FLOAT && t->fmt == CUDNN_TENSOR_NCHW;
+}
+
+extern "C" void bk_tensor_write(bk_tensor *t, const float *host)
+{
+	size_t n = elems(t);
+	float *tmp;
+
+	if (is_plain(t)) {
+		bk_to_device(t->p, host, n * sizeof(float));
+		return;
+	}
+	CUDA_CHECK(cudaMalloc((void **)&tmp, n * sizeof(float)));
+	bk_to_device(tmp, host, n * sizeof(float));
+	launch_from_nchw(tmp, t);
+	CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+	CUDA_CHECK(cudaFree(tmp));
+}
+
+extern "C" void bk_tensor_read(const bk_tensor *t, float *host)
+{
+	size_t n = elems(t);
+	float *tmp;
+
+	if (is_plain(t)) {
+		bk_to_host(host, t->p, n * sizeof(float));
+		return;
+	}
+	CUDA_CHECK(cudaMalloc((void **)&tmp, n * sizeof(float)));
+	launch_to_nchw(t, tmp);
+	bk_to_host(host, tmp, n * sizeof(float));
+	CUDA_CHECK(cudaFree(tmp));
+}
+
+/* ---- ops ------------------------------------------------------------------ */
+
+extern "C" void bk_op_destroy(bk_op *op)
+{
+	if (!op)
+		return;
+	CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+	if (op->wdesc)
+		CUDNN_CHECK(cudnnDestroyFilterDescriptor(op->wdesc));
+	if (op->cdesc)
+		CUDNN_CHECK(cudnnDestroyConvolutionDescriptor(op->cdesc));
+	if (op->xsdesc)
+		CUDNN_CHECK(cudnnDestroyTensorDescriptor(op->xsdesc));
+	if (op->pdesc)
+		CUDNN_CHECK(cudnnDestroyTensorDescriptor(op->pdesc));
+	if (op->act)
+		CUDNN_CHECK(cudnnDestroyActivationDescriptor(op->act));
+	void *bufs[] = {op->w16,      op->dw16,    op->xs,  op->save_mean, op->save_inv,
+			op->reserve, op->arg, op->seg_lo, op->seg_hi};
+	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+		if (bufs[i])
+			CUDA_CHECK(cudaFree(bufs[i]));
+	free(op);
+}
+
+/* ---- the workspace -------------------------------------------------------- */
+
+/* The limit is fixed at the first plan that needs it: free memory then
+ * holds parameters and activations already (model_plan allocates first). */
+void ws_limit_init(void)
+{
+	size_t freeb, total;
+
+	if (gpu.ws_limit)
+		return;
+	CUDA_CHECK(cudaMemGetInfo(&freeb, &total));
+	gpu.ws_limit = gpu_workspace_limit((size_t)2 << 30, freeb, 0.5);
+}
+
+void ws_grow(size_t bytes)
+{
+	if (bytes <= gpu.ws_size)
+		return;
+	if (gpu.ws) {
+		CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+		CUDA_CHECK(cudaFree(gpu.ws));
+	}
+	gpu.ws = dev_alloc(bytes);
+	gpu.ws_size = bytes;
+}
+
+void ws_reserve(size_t bytes)
+{
+	if (bytes > gpu.ws_need)
+		gpu.ws_need = bytes;
+	ws_grow(bytes);
+}
+
+/* Cut the search workspace down to what the chosen algorithms need, and say
+ * so once. */
+void ws_finalize(void)
+{
+	if (gpu.ws_final)
+		return;
+	gpu.ws_final = 1;
+	if (gpu.ws_size > gpu.ws_need) {
+		CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+		CUDA_CHECK(cudaFree(gpu.ws));
+		gpu.ws = gpu.ws_need ? dev_alloc(gpu.ws_need) : NULL;
+		gpu.ws_size = gpu.ws_need;
+	}
+	/* The search workspace was transient: the peak reported is that of
+	 * training, as nvidia-smi would show it during the run. */
+	gpu.peak = 0;
+	note_mem();
+	if (gpu.local_rank == 0)
+		fprintf(stderr,
+			"bench: cudnn: %d convolution shapes searched, workspace limit %.1f MB, "
+			"using %.1f MB\n",
+			conv_shapes(), (double)gpu.ws_limit / 1048576.0,
+			(double)gpu.ws_need / 1048576.0);
+}

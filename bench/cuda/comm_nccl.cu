@@ -1,0 +1,219 @@
+/*
+ * bench/cuda/comm_nccl.cu: comm.h for the CUDA build. MPI starts the ranks and carries
+ * the host-side collectives; gradient sums run on NCCL.
+ *
+ * Started by a launcher (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMI_RANK or
+ * PMIX_RANK set) it runs MPI; started alone it is rank 0 of 1 and touches
+ * neither MPI nor NCCL. The device of a rank is its local rank modulo the
+ * devices: Open MPI's OMPI_COMM_WORLD_LOCAL_RANK, else Slurm's SLURM_LOCALID
+ * when srun started this very rank, else an MPI shared-memory split.
+ *
+ * NCCL's unique id goes from rank 0 to all by MPI_Bcast. Buckets run on a
+ * stream of their own: comm_allreduce_start records an event on the compute
+ * stream and makes the NCCL stream wait on it, so a bucket starts on the GPU
+ * as soon as the backward kernels before it are done, and the host never
+ * waits; comm_allreduce_wait_all makes the compute stream wait for the NCCL
+ * stream (the update is queued behind the sums) and, with loss scaling,
+ * checks the summed gradients for overflow.
+ */
+#include <cuda_runtime.h>
+#ifndef BENCH_NO_NCCL
+#include <nccl.h>
+#endif
+/* the C API only: Open MPI's C++ bindings do not compile warning-free */
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include <limits.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "mpi_check.h"
+
+static struct {
+	int on;                 /* MPI initialised by us */
+	int rank, size, local_rank, local_size, nodes;
+#ifndef BENCH_NO_NCCL
+	ncclComm_t nccl;
+#endif
+	int nccl_on;
+	cudaStream_t stream;    /* NCCL's */
+	cudaEvent_t produced;   /* compute stream -> NCCL stream */
+	cudaEvent_t reduced;    /* NCCL stream -> compute stream */
+	float *buf[COMM_MAX_PENDING];
+	size_t count[COMM_MAX_PENDING];
+	int npending;
+} C; /* alone (C.on 0): rank 0 of 1 on 1 node */
+
+/* A decimal integer from the environment in [0, INT_MAX], else -1. */
+static int env_int(const char *name)
+{
+	const char *s = getenv(name);
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -1;
+	v = strtol(s, &end, 10);
+	return *end || v < 0 || v > INT_MAX ? -1 : (int)v;
+}
+
+extern "C" void comm_init(int *argc, char ***argv)
+{
+	MPI_Comm local;
+	int split_rank, leader, l;
+
+	if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMI_RANK") &&
+	    !getenv("PMIX_RANK"))
+		return;
+	MPI_CHECK(MPI_Init(argc, argv));
+	C.on = 1;
+	MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+	MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &C.rank));
+	MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &C.size));
+	MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, C.rank, MPI_INFO_NULL,
+				      &local));
+	MPI_CHECK(MPI_Comm_rank(local, &split_rank));
+	MPI_CHECK(MPI_Comm_size(local, &C.local_size));
+	MPI_CHECK(MPI_Comm_free(&local));
+	C.local_rank = split_rank;
+	if ((l = env_int("OMPI_COMM_WORLD_LOCAL_RANK")) >= 0)
+		C.local_rank = l;
+	else if ((l = env_int("SLURM_LOCALID")) >= 0 && env_int("SLURM_PROCID") == C.rank)
+		C.local_rank = l;
+	leader = split_rank == 0;
+	MPI_CHECK(MPI_Allreduce(&leader, &C.nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+	if (C.size == 1)
+		return;
+#ifdef BENCH_NO_NCCL
+	/* said once, by rank 0; every rank ends */
+	if (C.rank == 0)
+		die("%d ranks, but this bench-cuda was built without NCCL", C.size);
+	comm_abort(1);
+#else
+	/* The device must be current before NCCL binds the communicator to
+	 * it; bk_init picks the same one from the same local rank. */
+	int ndev = cuda_device_count();
+	ncclUniqueId id;
+
+	CUDA_CHECK(cudaSetDevice(C.local_rank % ndev));
+	if (C.rank == 0)
+		NCCL_CHECK(ncclGetUniqueId(&id));
+	MPI_CHECK(MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD));
+	NCCL_CHECK(ncclCommInitRank(&C.nccl, C.size, id, C.rank));
+	int lo, hi;
+	CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&lo, &hi));
+	CUDA_CHECK(cudaStreamCreateWithPriority(&C.stream, cudaStreamNonBlocking, hi));
+	CUDA_CHECK(cudaEventCreateWithFlags(&C.produced, cudaEventDisableTiming));
+	CUDA_CHECK(cudaEventCreateWithFlags(&C.reduced, cudaEventDisableTiming));
+	C.nccl_on = 1;
+#endif
+}
+
+extern "C" void comm_finalize(void)
+{
+#ifndef BENCH_NO_NCCL
+	if (C.nccl_on) {
+		CUDA_CHECK(cudaStreamSynchronize(C.stream));
+		NCCL_CHECK(ncclCommDestroy(C.nccl));
+		CUDA_CHECK(cudaEventDestroy(C.produced));
+		CUDA_CHECK(cudaEventDestroy(C.reduced));
+		CUDA_CHECK(cudaStreamDestroy(C.stream));
+		C.nccl_on = 0;
+	}
+#endif
+	if (C.on)
+		MPI_CHECK(MPI_Finalize());
+	C.on = 0;
+}
+
+extern "C" int comm_rank(void)
+{
+	return C.rank;
+}
+
+extern "C" int comm_size(void)
+{
+	return C.on ? C.size : 1;
+}
+
+extern "C" int comm_local_rank(void)
+{
+	return C.local_rank;
+}
+
+extern "C" int comm_local_size(void)
+{
+	return C.on ? C.local_size : 1;
+}
+
+extern "C" int comm_nodes(void)
+{
+	return C.on ? C.nodes : 1;
+}
+
+extern "C" void comm_allreduce_start(float *buf, size_t count)
+{
+	if (!C.nccl_on || count == 0)
+		return;
+	if (C.npending == COMM_MAX_PENDING)
+		die("%s:%d: more than %d allreduce buckets pending", __FILE__, __LINE__,
+		    COMM_MAX_PENDING);
+#ifndef BENCH_NO_NCCL
+	CUDA_CHECK(cudaEventRecord(C.produced, gpu.stream));
+	CUDA_CHECK(cudaStreamWaitEvent(C.stream, C.produced, 0));
+	NCCL_CHECK(ncclAllReduce(buf, buf, count, ncclFloat, ncclSum, C.nccl, C.stream));
+#endif
+	C.buf[C.npending] = buf;
+	C.count[C.npending++] = count;
+}
+
+extern "C" void comm_allreduce_wait_all(void)
+{
+	if (!C.nccl_on || C.npending == 0)
+		return;
+	CUDA_CHECK(cudaEventRecord(C.reduced, C.stream));
+	CUDA_CHECK(cudaStreamWaitEvent(gpu.stream, C.reduced, 0));
+	/* An inf on any rank is an inf in every rank's sum: every rank skips. */
+	for (int i = 0; i < C.npending; i++)
+		flag_overflow(C.buf[i], C.count[i]);
+	C.npending = 0;
+}
+
+/* NCCL progresses on its own stream: nothing to drive from the host. */
+extern "C" void comm_poll(void)
+{
+}
+
+extern "C" double comm_max(double v)
+{
+	double r = v;
+
+	if (C.on && C.size > 1)
+		MPI_CHECK(MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+	return r;
+}
+
+extern "C" double comm_sum(double v)
+{
+	double r = v;
+
+	if (C.on && C.size > 1)
+		MPI_CHECK(MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+	return r;
+}
+
+extern "C" void comm_barrier(void)
+{
+	if (C.on && C.size > 1)
+		MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+extern "C" void comm_abort(int status)
+{
+	fflush(stdout);
+	if (C.on && C.size > 1)
+		MPI_Abort(MPI_COMM_WORLD, status);
+	exit(status);
+}

@@ -1,0 +1,177 @@
+/*
+ * bench/cuda/internal.h: what the files of the CUDA backend share: its one
+ * state (gpu), tensors and ops, device memory and the cuDNN workspace
+ * (backend.cu), and the launchers of our own kernels (kernels.cu). Included
+ * by the .cu files of bench/cuda/ only.
+ */
+#ifndef BENCH_CUDA_INTERNAL_H
+#define BENCH_CUDA_INTERNAL_H
+
+#include <cuda_runtime.h>
+#include <cudnn.h>
+#include <cublas_v2.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+extern "C" {
+#include "backend.h"
+#include "comm.h"
+}
+#include "check.h"
+#include "lossscale.h"
+#include "plan.h"
+
+enum { THREADS = 256 }; /* threads per block of our kernels */
+
+/* The backend's state: one device, one stream, one of each handle. */
+struct cuda_backend {
+	int precision; /* enum bk_precision */
+	int device;
+	cudaStream_t stream;
+	cudnnHandle_t dnn;
+	cublasHandle_t blas;
+	cudnnDataType_t act_dt; /* element type of BK_ACT tensors */
+	cudnnTensorFormat_t act_fmt;
+	size_t act_size;         /* bytes per BK_ACT element */
+	int *flag;               /* device: 1 when this step's gradients overflowed */
+	int *flag_host;          /* pinned */
+	int *check, *check_host; /* bk_all_finite's flag, device and pinned */
+	float *loss_rows;        /* device [loss_cap]: loss per row of softmax_ce */
+	float *loss_host;        /* pinned [loss_cap] */
+	int loss_cap;
+	int loss_n; /* rows of loss_host the last softmax_ce copies */
+	struct lossscale ls;
+	float static_scale; /* --loss-scale; 0 = dynamic */
+	int scaling;        /* amp: loss scaling on */
+	int pending;        /* a step's overflow verdict not yet read */
+	int updated;        /* and its update queued */
+	size_t ws_limit;    /* cudnnFind's workspace, set at the first conv plan */
+	void *ws;           /* one workspace for every op: they run in order */
+	size_t ws_size, ws_need;
+	int ws_final; /* 1 once ws has been cut to ws_need */
+	cudaEvent_t step_start, step_stop;
+	size_t peak;    /* bytes in use on the device, high-water */
+	int local_rank; /* 0 prints the node's one-off notes */
+	int verbose;
+	int ready;
+};
+extern struct cuda_backend gpu;
+
+struct bk_tensor {
+	int kind;
+	int n, c, h, w;
+	cudnnDataType_t dt;
+	cudnnTensorFormat_t fmt;
+	void *p;
+	cudnnTensorDescriptor_t desc;
+};
+
+static inline size_t elems(const bk_tensor *t)
+{
+	return (size_t)t->n * t->c * t->h * t->w;
+}
+
+static inline int is_nhwc(const bk_tensor *t)
+{
+	return t->fmt == CUDNN_TENSOR_NHWC;
+}
+
+enum op_kind { OP_CONV, OP_BN, OP_MAXPOOL, OP_AVGPOOL, OP_FC, OP_SGD };
+
+struct bk_op {
+	int kind;
+	bk_tensor *x, *x2, *y, *dx, *dx2, *dy;
+	/* conv */
+	int k, stride, pad, accumulate, cin, cout;
+	int cpad; /* input channels as cuDNN sees them (the image: 3 -> 4) */
+	const float *w;
+	float *dw;
+	cudnnFilterDescriptor_t wdesc;
+	cudnnConvolutionDescriptor_t cdesc;
+	int shape;        /* index into conv.cu's table of shapes */
+	void *w16, *dw16; /* amp/bf16: KRSC copies of the weights and their gradient */
+	void *xs;         /* amp/bf16 first conv: the fp32 NCHW image cast to NHWC */
+	cudnnTensorDescriptor_t xsdesc;
+	/* bn */
+	int relu, y_kept; /* bk_bn_plan's */
+	int fused;        /* cuDNN applies the ReLU and the add (bnops) */
+	cudnnBatchNormMode_t mode;
+	cudnnBatchNormOps_t bnops;
+	cudnnTensorDescriptor_t pdesc;
+	cudnnActivationDescriptor_t act;
+	const float *gamma, *beta;
+	float *dgamma, *dbeta, *rmean, *rvar;
+	float *save_mean, *save_inv;
+	void *reserve;
+	size_t reserve_size, fwd_ws, bwd_ws;
+	double eps, momentum;
+	/* max pooling: window position of each output's maximum */
+	uint8_t *arg;
+	/* fc */
+	const float *b;
+	float *db;
+	/* sgd: the flat buffers and the weight-decay ranges (device) */
+	float *sgd_w, *sgd_buf;
+	const float *sgd_g;
+	size_t sgd_n, *seg_lo, *seg_hi;
+	int nseg;
+};
+
+/* ---- backend.cu ------------------------------------------------------- */
+
+/* Number of CUDA devices; dies "no CUDA device (why)" when the runtime
+ * reports an error or none. comm_nccl.cu asks before NCCL starts. */
+int cuda_device_count(void);
+const char *precision_name(int precision);
+/* Device memory of our own (not zeroed), counted in the peak. */
+void *dev_alloc(size_t bytes);
+void note_mem(void);
+bk_op *op_new(int kind);
+/* amp: read the last step's overflow verdict and advance the loss scale. */
+void settle(void);
+
+/* The one workspace of cuDNN's convolutions and batch norms. At plan time
+ * ws_limit_init fixes how much a search may use, ws_grow makes room for a
+ * trial and ws_reserve for what an op will need; the first run of an op
+ * calls ws_finalize, which cuts the workspace down to that. */
+void ws_limit_init(void);
+void ws_grow(size_t bytes);
+void ws_reserve(size_t bytes);
+void ws_finalize(void);
+
+/* ---- conv.cu ---------------------------------------------------------- */
+
+/* Distinct convolution shapes searched so far. */
+int conv_shapes(void);
+
+/* ---- kernels.cu: launchers of our own kernels, on gpu.stream ----------- */
+
+/* cudaFuncGetAttributes of a kernel of ours: whether this device can run
+ * the code this program was built with. */
+cudaError_t kernels_loadable(void);
+/* A tensor from or to fp32 NCHW (host layout) in device memory. */
+void launch_from_nchw(const float *src, const bk_tensor *t);
+void launch_to_nchw(const bk_tensor *t, float *dst);
+/* The convolution's KRSC copies (gpu.act_dt), input channels padded to cpad:
+ * the image, the weights, and the weight gradient back to fp32 OIHW (a
+ * value that is not finite sets *flag; flag NULL: nothing checked). */
+void launch_image_cast(const float *x, void *xs, int n, int c, int cpad, int h, int w);
+void launch_weight_cast(const float *w, void *w16, int k, int c, int cpad, int r, int s);
+void launch_wgrad_cast(const void *dw16, float *dw, int k, int c, int cpad, int r, int s,
+		       int *flag);
+/* Batch norm's ReLU and add where cuDNN does not fuse them: y = relu(y [+ z])
+ * (z NULL: no add); g = y > 0 ? dy : 0; and the mask from the pre-activation
+ * recomputed from x where y is gone. */
+void launch_add_relu(const bk_tensor *y, const bk_tensor *z);
+void launch_relu_back(const bk_tensor *y, const bk_tensor *dy, const bk_tensor *g);
+void launch_bn_relu_back(const bk_tensor *x, const bk_tensor *dy, const float *mean,
+			 const float *inv, const float *gamma, const float *beta);
+/* The classifier's bias: y[n][out] += b[out]; db[o] = sum of dy[.][o]. */
+void launch_bias(float *y, const float *b, int n, int out);
+void launch_bias_back(const float *dy, float *db, int n, int out);
+/* amp: mark the step as overflowed if any of buf[0 .. n) is not finite
+ * (nothing without loss scaling). */
+void flag_overflow(const float *buf, size_t n);
+
+#endif
