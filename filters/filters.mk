@@ -10,7 +10,7 @@ $(FORMATS_LIB): $(FORMATS_OBJ) $(call objs,$(wildcard filters/formats.c))
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BIN)/launch: $(call objs,$(wildcard filters/launch.c filters/launch/*.c)) $(LIBDLBENCH) | $(BIN)
+$(BIN)/launch: $(call objs,$(wildcard filters/launch/*.c)) $(LIBDLBENCH) | $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lm
 
 $(BIN)/%: $(OBJ)/filters/%.o $(FORMATS_LIB) $(LIBDLBENCH) | $(BIN)
