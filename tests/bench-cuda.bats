@@ -2,16 +2,23 @@
 # bench's GPU side, on a machine without a GPU: the CUDA backend compiles and
 # links with warnings as errors; the host-side logic runs (loss-scale state
 # machine, layouts, convolution shapes, check-gpu's comparison); the
-# allreduce probe runs on the CPU build under mpirun -np 2; and everything that
-# needs a device fails cleanly with "no CUDA device".
+# allreduce benchmark runs on the CPU build under mpirun -np 2; and everything
+# that needs a device fails cleanly with "no CUDA device".
 #
 # The toolkit is /usr/local/cuda (or CUDA_HOME); without nvcc and cuDNN the
-# compile tests are skipped (said so), never passed.
+# compile tests are skipped (said so), never passed. The programs under test
+# are BIN_UNDER_TEST's (built with OBJ set to its parent directory, as in
+# make OBJ=build/x BIN=build/x/bin), else the tree's bin/ and build/.
 
 bats_require_minimum_version 1.5.0
 load helper
 
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+if [ -n "${BIN_UNDER_TEST:-}" ]; then
+	BIN_DIR=$BIN_UNDER_TEST OBJ_DIR=$(dirname "$BIN_UNDER_TEST")
+else
+	BIN_DIR=$ROOT/bin OBJ_DIR=$ROOT/build
+fi
 
 need_cuda() {
 	[ -x "$CUDA_HOME/bin/nvcc" ] && [ -f "$CUDA_HOME/include/cudnn_version.h" ] ||
@@ -20,11 +27,11 @@ need_cuda() {
 
 # need_bin NAME: bin/NAME is built only with the CUDA toolkit
 need_bin() {
-	[ -x "$ROOT/bin/$1" ] || skip "bin/$1 not built (no CUDA toolkit, or CUDA=0)"
+	[ -x "$BIN_DIR/$1" ] || skip "bin/$1 not built (no CUDA toolkit, or CUDA=0)"
 }
 
 no_gpu() {
-	if "$ROOT/bin/gpucheck" devices >/dev/null 2>&1; then
+	if "$BIN_DIR/check-gpu-compare" devices >/dev/null 2>&1; then
 		skip "this machine has a CUDA device"
 	fi
 }
@@ -40,7 +47,7 @@ setup() {
 	need_cuda
 	h="$CUDA_HOME/include/cudnn_version.h"
 	v="$(sed -n 's/^#define CUDNN_MAJOR *//p' "$h").$(sed -n 's/^#define CUDNN_MINOR *//p' "$h")"
-	run -0 make --no-print-directory -n bin/bench-gpu-test
+	run -0 make --no-print-directory -n bin/test-gpu-host
 	[ "${lines[0]}" = "cuDNN: found $v" ]
 	[[ "${lines[1]}" =~ ^NCCL:\ found\ 2\.[0-9]+$ ]]
 }
@@ -61,8 +68,8 @@ setup() {
 
 @test "the default build targets sm_75 to sm_90 plus PTX of sm_90, warnings as errors" {
 	need_cuda
-	run -0 make --no-print-directory -n -W bench/backend_cuda.cu build/bench/backend_cuda.o
-	line="$(grep 'nvcc .*backend_cuda.cu' <<<"$output")"
+	run -0 make --no-print-directory -n -W bench/cuda/backend.cu build/bench/cuda/backend.o
+	line="$(grep 'nvcc .*bench/cuda/backend.cu' <<<"$output")"
 	for a in 75 80 86 89 90; do
 		[[ "$line" == *"-gencode arch=compute_$a,code=sm_$a "* ]]
 	done
@@ -73,23 +80,24 @@ setup() {
 
 @test "CUDA_ARCH picks the architectures; one nvcc cannot build for is a clear error" {
 	need_cuda
-	run -0 make --no-print-directory -n -W bench/backend_cuda.cu CUDA_ARCH="75 80" build/bench/backend_cuda.o
-	line="$(grep 'nvcc .*backend_cuda.cu' <<<"$output")"
+	run -0 make --no-print-directory -n -W bench/cuda/backend.cu CUDA_ARCH="75 80" \
+		build/bench/cuda/backend.o
+	line="$(grep 'nvcc .*bench/cuda/backend.cu' <<<"$output")"
 	[[ "$line" == *"-gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_80,code=compute_80 "* ]]
 	! [[ "$line" == *sm_86* ]] || false
 	if "$CUDA_HOME/bin/nvcc" --list-gpu-arch | grep -qx compute_70; then
 		skip "this nvcc still builds for sm_70"
 	fi
-	run -2 make --no-print-directory -n CUDA_ARCH="70 75" build/bench/backend_cuda.o
+	run -2 make --no-print-directory -n CUDA_ARCH="70 75" build/bench/cuda/backend.o
 	[[ "$output" == *"CUDA_ARCH: 70 not supported by $CUDA_HOME/bin/nvcc, which builds for 75 80"*"; sm_70 (V100) needs CUDA 12 or older: CUDA_HOME=/usr/local/cuda-12.x.  Stop."* ]]
 }
 
-@test "the CUDA backend, NCCL comm and probe compile and link with warnings as errors" {
+@test "the CUDA backend, NCCL comm and allreduce benchmark compile and link with warnings as errors" {
 	need_cuda
 	o="$BATS_TEST_TMPDIR"
 	# One architecture keeps this test short; the flags are the real ones.
 	run -0 make OBJ="$o/obj" BIN="$o/bin" CUDA_ARCH=80 \
-		"$o/bin/bench-cuda" "$o/bin/bench-cuda-allreduce" "$o/bin/gpucheck"
+		"$o/bin/bench-cuda" "$o/bin/bench-cuda-allreduce" "$o/bin/check-gpu-compare"
 	! grep -Eq 'warning( #|:)' <<<"$output" || false
 	[ -x "$o/bin/bench-cuda" ] && [ -x "$o/bin/bench-cuda-allreduce" ]
 	run -0 nm -D --undefined-only "$o/bin/bench-cuda"
@@ -98,7 +106,7 @@ setup() {
 	grep -q ncclAllReduce <<<"$output"
 	grep -q cudnnBatchNormalizationForwardTrainingEx <<<"$output"
 	# the fat binary holds SASS and PTX of exactly the architecture asked for
-	objcopy -O binary --only-section=.nv_fatbin "$o/obj/bench/backend_cuda.o" "$o/fatbin"
+	objcopy -O binary --only-section=.nv_fatbin "$o/obj/bench/cuda/kernels.o" "$o/fatbin"
 	[ "$(fatbin_entries "$o/fatbin" | sort)" = "ELF sm_80
 PTX sm_80" ]
 }
@@ -127,7 +135,7 @@ EOF
 
 @test "nvcc with the project's flags turns a warning into an error" {
 	need_cuda
-	flags="$(make -s -p -n CUDA_ARCH=80 bin/bench-gpu-test 2>/dev/null | sed -n 's/^NVCCFLAGS := //p')"
+	flags="$(make -s -p -n CUDA_ARCH=80 bin/test-gpu-host 2>/dev/null | sed -n 's/^NVCCFLAGS := //p')"
 	[[ "$flags" == *"-Werror all-warnings"* ]]
 	printf '__global__ void k(float *x) { x[0] = 1.0f; }\n' >"$BATS_TEST_TMPDIR/ok.cu"
 	printf '__global__ void k(float *x) { int unused; x[0] = 1.0f; }\n' >"$BATS_TEST_TMPDIR/w.cu"
@@ -141,10 +149,10 @@ EOF
 
 @test "make check-gpu fails cleanly with no CUDA device" {
 	need_cuda
-	need_bin gpucheck
+	need_bin check-gpu-compare
 	no_gpu
-	run -2 make check-gpu
-	grep -q '^gpucheck: no CUDA device (' <<<"$output"
+	run -2 make BIN="$BIN_DIR" OBJ="$OBJ_DIR" check-gpu
+	grep -q '^check-gpu-compare: no CUDA device (' <<<"$output"
 	! grep -q 'bin/bench --export' <<<"$output" || false
 }
 
@@ -183,13 +191,11 @@ EOF
 	need_bin bench-cuda
 	no_gpu
 	x="$BATS_TEST_TMPDIR/checks"
-	flags="$(make -s -p -n CUDA_ARCH=80 bin/bench-gpu-test 2>/dev/null | sed -n 's/^NVCCFLAGS := //p')"
+	flags="$(make -s -p -n CUDA_ARCH=80 bin/test-gpu-host 2>/dev/null | sed -n 's/^NVCCFLAGS := //p')"
 	cd "$FIXTURES/bench-cuda"
-	# bk_cuda_fail ends every rank through comm_nccl's comm_abort (here: one)
-	run -0 "$CUDA_HOME/bin/nvcc" $flags -I"$ROOT/bench" -o "$x" checks.cu \
-		"$ROOT/build/bench/backend_cuda.o" "$ROOT/build/bench/comm_nccl.o" \
-		"$ROOT/build/bench/lossscale.o" "$ROOT/build/bench/gpuplan.o" -lcudnn -lcublas \
-		-lnccl $(mpicc --showme:link | sed 's/-Wl,/-Xlinker /g; s/,/ -Xlinker /g') \
+	# the checks die through lib's die (bench's exit hook then ends every rank)
+	run -0 "$CUDA_HOME/bin/nvcc" $flags -I"$ROOT/lib" -I"$ROOT/bench" -o "$x" checks.cu \
+		"$OBJ_DIR/libdlbench.a" -lcudnn -lcublas -lnccl \
 		-Xlinker -rpath -Xlinker "$CUDA_HOME/lib64"
 	run -1 --separate-stderr "$x" cuda
 	[[ "$stderr" =~ ^bench:\ cuda\ error\ at\ checks\.cu:20:\ .+$ ]]
@@ -205,7 +211,7 @@ EOF
 # ---- loss scale -------------------------------------------------------------------
 
 @test "dynamic loss scale: starts at 2^16, doubles after 2000 clean steps" {
-	run -0 bench-gpu-test lossscale <<<$'1999 0\n1 0\n1999 0\n1 0'
+	run -0 test-gpu-host lossscale <<<$'1999 0\n1 0\n1999 0\n1 0'
 	[ "$output" = "steps=1999 applied=1999 skipped=0 scale=65536 clean=1999
 steps=2000 applied=1 skipped=0 scale=131072 clean=0
 steps=3999 applied=1999 skipped=0 scale=131072 clean=1999
@@ -213,7 +219,7 @@ steps=4000 applied=1 skipped=0 scale=262144 clean=0" ]
 }
 
 @test "dynamic loss scale: an overflow skips the step, halves and restarts the count" {
-	run -0 bench-gpu-test lossscale <<<$'1500 0\n1 1\n1999 0\n1 0\n3 1'
+	run -0 test-gpu-host lossscale <<<$'1500 0\n1 1\n1999 0\n1 0\n3 1'
 	[ "$output" = "steps=1500 applied=1500 skipped=0 scale=65536 clean=1500
 steps=1501 applied=0 skipped=1 scale=32768 clean=0
 steps=3500 applied=1999 skipped=1 scale=32768 clean=1999
@@ -222,25 +228,25 @@ steps=3504 applied=0 skipped=4 scale=8192 clean=0" ]
 }
 
 @test "dynamic loss scale stays within [1, 2^24]" {
-	run -0 bench-gpu-test lossscale <<<$'40 1\n20000 0'
+	run -0 test-gpu-host lossscale <<<$'40 1\n20000 0'
 	[ "$output" = "steps=40 applied=0 skipped=40 scale=1 clean=0
 steps=20040 applied=20000 skipped=40 scale=1024 clean=0" ]
-	run -0 bench-gpu-test lossscale <<<$'40000 0'
+	run -0 test-gpu-host lossscale <<<$'40000 0'
 	[ "$output" = "steps=40000 applied=40000 skipped=0 scale=16777216 clean=0" ]
 }
 
 @test "static loss scale (--loss-scale N) never changes but still skips overflows" {
-	run -0 bench-gpu-test lossscale -s 128 <<<$'5000 0\n2 1\n1 0'
+	run -0 test-gpu-host lossscale -s 128 <<<$'5000 0\n2 1\n1 0'
 	[ "$output" = "steps=5000 applied=5000 skipped=0 scale=128 clean=0
 steps=5002 applied=0 skipped=2 scale=128 clean=0
 steps=5003 applied=1 skipped=2 scale=128 clean=0" ]
 }
 
 @test "a bad loss-scale script line is an error naming the line" {
-	run -1 --separate-stderr bench-gpu-test lossscale <<<$'1 0\n1 2'
-	[ "$stderr" = 'bench-gpu-test: <stdin>:2: expected "steps flag"' ]
-	run -2 --separate-stderr bench-gpu-test lossscale -s 0
-	[ "$stderr" = "bench-gpu-test: -s: '0' is not an integer in [1, 16777216]" ]
+	run -1 --separate-stderr test-gpu-host lossscale <<<$'1 0\n1 2'
+	[ "$stderr" = 'test-gpu-host: <stdin>:2: expected "steps flag"' ]
+	run -2 --separate-stderr test-gpu-host lossscale -s 0
+	[ "$stderr" = "test-gpu-host: -s: '0' is not an integer in [1, 16777216]" ]
 }
 
 # ---- convolution shapes -----------------------------------------------------------------
@@ -248,7 +254,7 @@ steps=5003 applied=1 skipped=2 scale=128 clean=0" ]
 @test "cudnnFind runs once per distinct convolution shape" {
 	# layer1 of ResNet50 at batch 32 in fp16: blocks 1 and 2 repeat block 1's
 	# 1x1 and 3x3 shapes; the precision is part of the shape
-	run -0 bench-gpu-test dedup <<<'32 64 56 56 64 1 1 1 0 2
+	run -0 test-gpu-host dedup <<<'32 64 56 56 64 1 1 1 0 2
 32 64 56 56 64 3 3 1 1 2
 32 64 56 56 256 1 1 1 0 2
 32 256 56 56 64 1 1 1 0 2
@@ -268,42 +274,42 @@ distinct=6" ]
 }
 
 @test "the layout kernels' index maps: NCHW to NHWC and OIHW to KRSC" {
-	run -0 bench-gpu-test layout 1 2 2 3
+	run -0 test-gpu-host layout 1 2 2 3
 	[ "$output" = "nchw->nhwc 0 2 4 6 8 10 1 3 5 7 9 11
 nchw->nhwc: 12 elements, bijection, inverse ok" ]
-	run -0 bench-gpu-test weights 2 3 1 2
+	run -0 test-gpu-host weights 2 3 1 2
 	[ "$output" = "oihw->krsc 0 3 1 4 2 5 6 9 7 10 8 11
 oihw->krsc: 12 elements, bijection, inverse ok" ]
 	# ResNet50's shapes: the stem and a bottleneck's 1x1
-	run -0 bench-gpu-test layout 2 64 7 7
+	run -0 test-gpu-host layout 2 64 7 7
 	[ "$output" = "nchw->nhwc: 6272 elements, bijection, inverse ok" ]
-	run -0 bench-gpu-test weights 64 3 7 7
+	run -0 test-gpu-host weights 64 3 7 7
 	[ "$output" = "oihw->krsc: 9408 elements, bijection, inverse ok" ]
-	run -0 bench-gpu-test weights 256 64 1 1
+	run -0 test-gpu-host weights 256 64 1 1
 	[ "$output" = "oihw->krsc: 16384 elements, bijection, inverse ok" ]
 }
 
 @test "the first convolution's channels padded 3 -> 4: weights and image map one to one" {
-	run -0 bench-gpu-test weights 64 3 4 7 7
+	run -0 test-gpu-host weights 64 3 4 7 7
 	[ "$output" = "oihw->krsc c=3 padded to 4: 9408 weights, 3136 padding, one to one, inverse ok" ]
-	run -0 bench-gpu-test weights 2 3 4 1 2
+	run -0 test-gpu-host weights 2 3 4 1 2
 	[ "$output" = "oihw->krsc c=3 padded to 4: 12 weights, 4 padding, one to one, inverse ok" ]
-	run -0 bench-gpu-test image 2 3 4 64 64
+	run -0 test-gpu-host image 2 3 4 64 64
 	[ "$output" = "image c=3 padded to 4: 24576 values, 8192 padding, one to one" ]
-	run -0 bench-gpu-test image 2 3 3 5 7
+	run -0 test-gpu-host image 2 3 3 5 7
 	[ "$output" = "image c=3 padded to 3: 210 values, 0 padding, one to one" ]
 }
 
 @test "max pooling's backward gathers from exactly the windows that cover each input" {
-	run -0 bench-gpu-test pool 8 3 2 1
+	run -0 test-gpu-host pool 8 3 2 1
 	[ "$output" = "0:0-0 1:0-1 2:1-1 3:1-2 4:2-2 5:2-3 6:3-3 7:3-3
 pool in=8 k=3 s=2 pad=1 out=4: windows ok" ]
 	# ResNet50's max pool at 224 and 64 px; a position no window reaches
-	run -0 bench-gpu-test pool 112 3 2 1
+	run -0 test-gpu-host pool 112 3 2 1
 	[ "$output" = "pool in=112 k=3 s=2 pad=1 out=56: windows ok" ]
-	run -0 bench-gpu-test pool 32 3 2 1
+	run -0 test-gpu-host pool 32 3 2 1
 	[ "$output" = "pool in=32 k=3 s=2 pad=1 out=16: windows ok" ]
-	run -0 bench-gpu-test pool 9 2 2 0
+	run -0 test-gpu-host pool 9 2 2 0
 	[ "${lines[0]}" = "0:0-0 1:0-0 2:1-1 3:1-1 4:2-2 5:2-2 6:3-3 7:3-3 8:4-3" ]
 	[ "${lines[1]}" = "pool in=9 k=2 s=2 pad=0 out=4: windows ok" ]
 }
@@ -334,11 +340,11 @@ open(os.path.join(d, "manifest.tsv"), "w").write("conv1.weight\t1x1x2x2\t0\t4\nb
 EOF
 }
 
-@test "gpucheck compare passes exports within rounding and unscales amp's gradients" {
-	need_bin gpucheck
+@test "check-gpu-compare passes exports within rounding and unscales amp's gradients" {
+	need_bin check-gpu-compare
 	mkexport "$BATS_TEST_TMPDIR/a" 1 1
 	mkexport "$BATS_TEST_TMPDIR/b" 65536 1.0005
-	run -0 gpucheck compare -g 65536 fp32 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	run -0 check-gpu-compare compare -g 65536 fp32 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
 	[ "$output" = "logits               rel_err 0.000e+00 tol 0.001 ok
 loss                 rel_err 0.000e+00 tol 0.001 ok
 grad norm ratio      median 2.500e-04 tol 0.005, worst 5.000e-04 (bn1.weight) tol 0.05 ok
@@ -348,45 +354,45 @@ step direction       median 0.000e+00, worst 0.000e+00 (conv1.weight) tol 0.15 o
 check-gpu fp32: ok" ]
 }
 
-@test "gpucheck compare fails a gradient twice too large, and a sign flip" {
-	need_bin gpucheck
+@test "check-gpu-compare fails a gradient twice too large, and a sign flip" {
+	need_bin check-gpu-compare
 	mkexport "$BATS_TEST_TMPDIR/a" 1 1
 	mkexport "$BATS_TEST_TMPDIR/b" 1 2
-	run -1 gpucheck compare fp32 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	run -1 check-gpu-compare compare fp32 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
 	[ "${lines[2]}" = "grad norm ratio      median 5.000e-01 tol 0.005, worst 1.000e+00 (bn1.weight) tol 0.05 FAIL" ]
 	[ "${lines[6]}" = "check-gpu fp32: FAIL" ]
 	mkexport "$BATS_TEST_TMPDIR/c" 1 -1
-	run -1 gpucheck compare amp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/c"
+	run -1 check-gpu-compare compare amp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/c"
 	[ "${lines[2]}" = "grad norm ratio      median 0.000e+00 tol 0.02, worst 0.000e+00 (conv1.weight) tol 0.25 ok" ]
 	[ "${lines[3]}" = "grad direction       median 1.000e+00, worst 2.000e+00 (bn1.weight) tol 1.2 FAIL" ]
 	# bf16 judges norms only: its own rounding leaves no agreement in direction
-	run -0 gpucheck compare bf16 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/c"
+	run -0 check-gpu-compare compare bf16 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/c"
 	[ "${lines[3]}" = "grad direction       median 1.000e+00, worst 2.000e+00 (bn1.weight) not judged" ]
 }
 
-@test "gpucheck says so when the GPU skipped its update" {
-	need_bin gpucheck
+@test "check-gpu-compare says so when the GPU skipped its update" {
+	need_bin check-gpu-compare
 	mkexport "$BATS_TEST_TMPDIR/a" 1 1
 	mkexport "$BATS_TEST_TMPDIR/b" 1 1
 	cp "$BATS_TEST_TMPDIR/b/params.f32" "$BATS_TEST_TMPDIR/b/params_after.f32"
-	run -1 gpucheck compare amp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	run -1 check-gpu-compare compare amp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
 	[ "${lines[2]}" = "step: $BATS_TEST_TMPDIR/b/params_after.f32 equals params.f32: the update was skipped (an fp16 overflow at this loss scale?)" ]
 	[ "${lines[7]}" = "check-gpu amp: FAIL" ]
 }
 
-@test "gpucheck's tolerances per precision" {
-	run -0 bench-gpu-test tol fp32
+@test "check-gpu's tolerances per precision" {
+	run -0 test-gpu-host tol fp32
 	[ "$output" = "logits=0.001 loss=0.001 norm_median=0.005 norm_worst=0.05 dir_worst=0.15" ]
-	run -0 bench-gpu-test tol amp
+	run -0 test-gpu-host tol amp
 	[ "$output" = "logits=0.1 loss=0.02 norm_median=0.02 norm_worst=0.25 dir_worst=1.2" ]
-	run -2 --separate-stderr bench-gpu-test tol fp16
-	[ "$stderr" = "bench-gpu-test: tol: unknown precision 'fp16'" ]
+	run -2 --separate-stderr test-gpu-host tol fp16
+	[ "$stderr" = "test-gpu-host: tol: unknown precision 'fp16'" ]
 }
 
 @test "two correct fp32 implementations pass check-gpu's fp32 bounds: bench CPU and PyTorch" {
 	/usr/bin/python3 -c 'import torch, torchvision, numpy' 2>/dev/null ||
 		skip "python3-torch not installed"
-	need_bin gpucheck
+	need_bin check-gpu-compare
 	a="$BATS_TEST_TMPDIR/cpu" b="$BATS_TEST_TMPDIR/torch"
 	mkdir -p "$a"
 	run -0 --separate-stderr bench --export "$a" --batch 8 --image 64 --classes 10 --seed 7 \
@@ -418,29 +424,29 @@ for name, t in (("logits.f32", logits), ("grads.f32", g), ("params_after.f32", p
     t.numpy().astype("<f4").tofile(os.path.join(dst, name))
 open(os.path.join(dst, "loss.txt"), "w").write("%.9g\n" % loss)
 EOF
-	run -0 gpucheck compare fp32 "$a" "$b"
+	run -0 check-gpu-compare compare fp32 "$a" "$b"
 	[ "${lines[6]}" = "check-gpu fp32: ok" ]
 	# and the fp32 direction bound is not slack: the measured worst is within 4x
 	worst="$(awk '/^grad direction/ { print $6 }' <<<"$output")"
 	awk -v w="$worst" 'BEGIN { exit !(w > 0.15 / 4 / 4) }'
 }
 
-@test "gpucheck compare refuses exports of different weights" {
-	need_bin gpucheck
+@test "check-gpu-compare refuses exports of different weights" {
+	need_bin check-gpu-compare
 	mkexport "$BATS_TEST_TMPDIR/a" 1 0
 	mkexport "$BATS_TEST_TMPDIR/b" 1 0
 	printf '\0\0\0\0' >>"$BATS_TEST_TMPDIR/b/params.f32"
-	run -1 --separate-stderr gpucheck compare fp32 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
-	[ "$stderr" = "gpucheck: params.f32 differs between $BATS_TEST_TMPDIR/a and $BATS_TEST_TMPDIR/b: not the same --seed, batch or image" ]
-	run -2 --separate-stderr gpucheck compare fp16 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
-	[ "$stderr" = "gpucheck: 'fp16' is not fp32, tf32, amp or bf16" ]
+	run -1 --separate-stderr check-gpu-compare compare fp32 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	[ "$stderr" = "check-gpu-compare: params.f32 differs between $BATS_TEST_TMPDIR/a and $BATS_TEST_TMPDIR/b: not the same --seed, batch or image" ]
+	run -2 --separate-stderr check-gpu-compare compare fp16 "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	[ "$stderr" = "check-gpu-compare: 'fp16' is not fp32, tf32, amp or bf16" ]
 }
 
-# ---- the allreduce probe on the CPU ------------------------------------------------------------
+# ---- the allreduce benchmark on the CPU ------------------------------------------------------------
 
 ROW='^ {0,11}[0-9]+ {1,12}[0-9]+ {1,12}[0-9]+\.[0-9]{2} {1,10}[0-9]+\.[0-9]{3} {1,10}[0-9]+\.[0-9]{3}$'
 
-@test "the probe under mpirun -np 2 prints one fixed-width row per size, 1 KB to 1 MB" {
+@test "the allreduce benchmark under mpirun -np 2 prints one fixed-width row per size, 1 KB to 1 MB" {
 	run -0 --separate-stderr mpirun -np 2 bench-allreduce --max-bytes 1048576 --iters 3 --warmup 1
 	[ "${#lines[@]}" -eq 8 ]
 	[ "${lines[0]}" = "# bench allreduce backend=cpu-onednn ranks=2 nodes=1 iters=3 warmup=1 type=float op=sum" ]
@@ -458,7 +464,7 @@ ROW='^ {0,11}[0-9]+ {1,12}[0-9]+ {1,12}[0-9]+\.[0-9]{2} {1,10}[0-9]+\.[0-9]{3} {
 	done
 }
 
-@test "the probe's bus bandwidth is algbw * 2(n-1)/n: 4/3 at three ranks" {
+@test "the allreduce benchmark's bus bandwidth is algbw * 2(n-1)/n: 4/3 at three ranks" {
 	run -0 --separate-stderr mpirun --oversubscribe -np 3 bench-allreduce --min-bytes 65536 \
 		--max-bytes 65536 --iters 2 --warmup 1
 	[ "${lines[0]}" = "# bench allreduce backend=cpu-onednn ranks=3 nodes=1 iters=2 warmup=1 type=float op=sum" ]
@@ -471,7 +477,7 @@ ROW='^ {0,11}[0-9]+ {1,12}[0-9]+ {1,12}[0-9]+\.[0-9]{2} {1,10}[0-9]+\.[0-9]{3} {
 	}'
 }
 
-@test "the probe with factor 2 and one rank prints no bandwidth" {
+@test "the allreduce benchmark with factor 2 and one rank prints no bandwidth" {
 	run -0 bench-allreduce --min-bytes 1024 --max-bytes 4096 --factor 2 --iters 1 --warmup 0
 	[ "${#lines[@]}" -eq 5 ]
 	[ "${lines[0]}" = "# bench allreduce backend=cpu-onednn ranks=1 nodes=1 iters=1 warmup=0 type=float op=sum" ]
@@ -481,7 +487,7 @@ ROW='^ {0,11}[0-9]+ {1,12}[0-9]+ {1,12}[0-9]+\.[0-9]{2} {1,10}[0-9]+\.[0-9]{3} {
 	[ "$(awk 'NR > 2 { print $1 }' <<<"$output" | tr '\n' ' ')" = "1024 2048 4096 " ]
 }
 
-@test "bench --allreduce under mpirun -np 2 prints the probe's table" {
+@test "bench --allreduce under mpirun -np 2 prints the allreduce benchmark's table" {
 	run -0 --separate-stderr mpirun -np 2 bench --allreduce --max-bytes 4096 --iters 2 --warmup 1
 	[ "${lines[0]}" = "# bench allreduce backend=cpu-onednn ranks=2 nodes=1 iters=2 warmup=1 type=float op=sum" ]
 	[ "${lines[1]}" = "#      bytes        count      time_us  algbw_GBs  busbw_GBs" ]
@@ -490,7 +496,7 @@ ROW='^ {0,11}[0-9]+ {1,12}[0-9]+ {1,12}[0-9]+\.[0-9]{2} {1,10}[0-9]+\.[0-9]{3} {
 	[ "$(awk 'NR > 2 { print $1 }' <<<"$output" | tr '\n' ' ')" = "1024 4096 " ]
 }
 
-@test "the probe's flags are checked" {
+@test "the allreduce benchmark's flags are checked" {
 	run -2 --separate-stderr bench-allreduce --iters 0
 	[ "$stderr" = "bench: --iters: '0' is not an integer in [1, 1000000]" ]
 	run -2 --separate-stderr bench-allreduce --factor 3

@@ -48,21 +48,21 @@ cublas_h := $(call cuda_find_h,cublas_v2.h)
 cublas_lib := $(call cuda_find_lib,cublas)
 nccl_h := $(call cuda_find_h,nccl.h)
 nccl_lib := $(call cuda_find_lib,nccl)
+cuda_version = $(call cuda_def,$(1),$(2)_MAJOR).$(call cuda_def,$(1),$(2)_MINOR)
 ifeq ($(and $(cudnn_h),$(cudnn_lib)),)
 $(call cuda_say,cuDNN: not found$(,) GPU backend skipped)
 else ifeq ($(and $(cublas_h),$(cublas_lib)),)
-$(call cuda_say,cuDNN: found $(call cuda_def,$(cudnn_h),CUDNN_MAJOR).$(call cuda_def,$(cudnn_h),CUDNN_MINOR); \
-cuBLAS: not found, GPU backend skipped)
+$(call cuda_say,cuDNN: found $(call cuda_version,$(cudnn_h),CUDNN); \
+cuBLAS: not found$(,) GPU backend skipped)
 else
 CUDA_FOUND := 1
-CUDNN_VERSION := $(call cuda_def,$(cudnn_h),CUDNN_MAJOR).$(call cuda_def,$(cudnn_h),CUDNN_MINOR)
-$(call cuda_say,cuDNN: found $(CUDNN_VERSION))
+$(call cuda_say,cuDNN: found $(call cuda_version,$(cudnn_h),CUDNN))
 ifeq ($(and $(nccl_h),$(nccl_lib)),)
 NCCL_FOUND :=
 $(call cuda_say,NCCL: not found$(,) bench-cuda limited to one GPU)
 else
 NCCL_FOUND := 1
-$(call cuda_say,NCCL: found $(call cuda_def,$(nccl_h),NCCL_MAJOR).$(call cuda_def,$(nccl_h),NCCL_MINOR))
+$(call cuda_say,NCCL: found $(call cuda_version,$(nccl_h),NCCL))
 endif
 endif
 endif
@@ -88,9 +88,9 @@ CUDA_GENCODE := $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(a),code=sm_$(a)
 CUDA_INC := $(sort $(patsubst %/,%,$(dir $(cudnn_h) $(cublas_h) $(nccl_h))) $(CUDA_HOME)/include)
 CUDA_LIBDIRS := $(sort $(patsubst %/,%,$(dir $(cudnn_lib) $(cublas_lib) $(nccl_lib) \
 	$(call cuda_find_lib,cudart))))
-CUDA_LDLIBS := $(addprefix -L,$(CUDA_LIBDIRS)) $(addprefix -Wl$(,)-rpath$(,),$(CUDA_LIBDIRS)) \
-	-lcudnn -lcublas $(if $(NCCL_FOUND),-lnccl) -lcudart
-CUDART_LDLIBS := $(addprefix -L,$(CUDA_LIBDIRS)) $(addprefix -Wl$(,)-rpath$(,),$(CUDA_LIBDIRS)) -lcudart
+cuda_libpath := $(addprefix -L,$(CUDA_LIBDIRS)) $(addprefix -Wl$(,)-rpath$(,),$(CUDA_LIBDIRS))
+CUDA_LDLIBS := $(cuda_libpath) -lcudnn -lcublas $(if $(NCCL_FOUND),-lnccl) -lcudart
+CUDART_LDLIBS := $(cuda_libpath) -lcudart
 
 NVCCFLAGS := -std=c++17 -O3 -g -lineinfo $(CUDA_GENCODE) -Werror all-warnings \
 	-Xcompiler -Wall,-Wextra,-Werror -Ilib -Ibench $(addprefix -I,$(CUDA_INC)) \
@@ -160,7 +160,8 @@ check-gpu: $(BIN)/check-gpu-compare
 	rm -rf $(CHECK_GPU_DIR)
 	mkdir -p $(CHECK_GPU_DIR)/cpu $(CHECK_GPU_DIR)/fp32 $(CHECK_GPU_DIR)/amp
 	$(BIN)/bench --export $(CHECK_GPU_DIR)/cpu --precision fp32 $(CHECK_GPU_FLAGS) >/dev/null
-	$(BIN)/bench-cuda --export $(CHECK_GPU_DIR)/fp32 --precision fp32 $(CHECK_GPU_FLAGS) >/dev/null
+	$(BIN)/bench-cuda --export $(CHECK_GPU_DIR)/fp32 --precision fp32 $(CHECK_GPU_FLAGS) \
+		>/dev/null
 	$(BIN)/bench-cuda --export $(CHECK_GPU_DIR)/amp --precision amp --loss-scale 128 \
 		$(CHECK_GPU_FLAGS) >/dev/null
 	$(BIN)/check-gpu-compare compare fp32 $(CHECK_GPU_DIR)/cpu $(CHECK_GPU_DIR)/fp32

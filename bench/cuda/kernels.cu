@@ -24,17 +24,30 @@ static unsigned blocks(size_t n)
 
 /* ---- element types ---------------------------------------------------------- */
 
+/* to_f: an element as fp32; from_f: fp32 to an element, rounded to nearest. */
 template <typename T> __device__ __forceinline__ float to_f(T v);
-template <> __device__ __forceinline__ float to_f<float>(float v) { return v; }
-template <> __device__ __forceinline__ float to_f<__half>(__half v) { return __half2float(v); }
+template <> __device__ __forceinline__ float to_f<float>(float v)
+{
+	return v;
+}
+template <> __device__ __forceinline__ float to_f<__half>(__half v)
+{
+	return __half2float(v);
+}
 template <> __device__ __forceinline__ float to_f<__nv_bfloat16>(__nv_bfloat16 v)
 {
 	return __bfloat162float(v);
 }
 
 template <typename T> __device__ __forceinline__ T from_f(float v);
-template <> __device__ __forceinline__ float from_f<float>(float v) { return v; }
-template <> __device__ __forceinline__ __half from_f<__half>(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ float from_f<float>(float v)
+{
+	return v;
+}
+template <> __device__ __forceinline__ __half from_f<__half>(float v)
+{
+	return __float2half_rn(v);
+}
 template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float v)
 {
 	return __float2bfloat16_rn(v);

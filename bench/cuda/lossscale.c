@@ -4,8 +4,7 @@
  */
 #include "lossscale.h"
 
-void
-lossscale_init(struct lossscale *ls, float static_scale)
+void lossscale_init(struct lossscale *ls, float static_scale)
 {
 	ls->dynamic = static_scale <= 0.0f;
 	ls->scale = ls->dynamic ? LOSSSCALE_INIT : static_scale;
@@ -15,14 +14,12 @@ lossscale_init(struct lossscale *ls, float static_scale)
 	ls->skipped = 0;
 }
 
-void
-lossscale_off(struct lossscale *ls)
+void lossscale_off(struct lossscale *ls)
 {
 	lossscale_init(ls, 1.0f);
 }
 
-int
-lossscale_update(struct lossscale *ls, int overflow)
+int lossscale_update(struct lossscale *ls, int overflow)
 {
 	ls->steps++;
 	if (overflow) {
@@ -42,8 +39,7 @@ lossscale_update(struct lossscale *ls, int overflow)
 	return 1;
 }
 
-float
-lossscale_inv(const struct lossscale *ls)
+float lossscale_inv(const struct lossscale *ls)
 {
 	return 1.0f / ls->scale;
 }

@@ -4,22 +4,19 @@
  */
 #include "plan.h"
 
-int
-gpu_conv_out(int in, int filt, int stride, int pad)
+int gpu_conv_out(int in, int filt, int stride, int pad)
 {
 	return (in + 2 * pad - filt) / stride + 1;
 }
 
-static int
-conv_equal(const struct gpu_conv_shape *a, const struct gpu_conv_shape *b)
+static int conv_equal(const struct gpu_conv_shape *a, const struct gpu_conv_shape *b)
 {
 	return a->n == b->n && a->c == b->c && a->h == b->h && a->w == b->w &&
 	    a->k == b->k && a->r == b->r && a->s == b->s && a->stride == b->stride &&
 	    a->pad == b->pad && a->dtype == b->dtype;
 }
 
-int
-gpu_conv_lookup(const struct gpu_conv_shape *tab, int n, const struct gpu_conv_shape *s)
+int gpu_conv_lookup(const struct gpu_conv_shape *tab, int n, const struct gpu_conv_shape *s)
 {
 	for (int i = 0; i < n; i++)
 		if (conv_equal(&tab[i], s))
@@ -28,8 +25,7 @@ gpu_conv_lookup(const struct gpu_conv_shape *tab, int n, const struct gpu_conv_s
 }
 
 /* What the backend does at plan time, one shape after the other. */
-int
-gpu_conv_dedup(const struct gpu_conv_shape *shape, int n, int *idx)
+int gpu_conv_dedup(const struct gpu_conv_shape *shape, int n, int *idx)
 {
 	int distinct = 0;
 
@@ -43,8 +39,7 @@ gpu_conv_dedup(const struct gpu_conv_shape *shape, int n, int *idx)
 	return distinct;
 }
 
-size_t
-gpu_workspace_limit(size_t cap, size_t free_bytes, double frac)
+size_t gpu_workspace_limit(size_t cap, size_t free_bytes, double frac)
 {
 	size_t limit = (size_t)((double)free_bytes * frac);
 

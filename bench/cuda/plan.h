@@ -28,8 +28,7 @@ extern "C" {
  */
 
 /* NCHW index of the element at NHWC index i. */
-static inline PLAN_HD size_t
-gpu_nhwc_to_nchw(size_t i, size_t c, size_t h, size_t w)
+static inline PLAN_HD size_t gpu_nhwc_to_nchw(size_t i, size_t c, size_t h, size_t w)
 {
 	size_t ci = i % c, p = i / c, wi = p % w, hi = (p / w) % h, ni = p / (w * h);
 
@@ -37,8 +36,7 @@ gpu_nhwc_to_nchw(size_t i, size_t c, size_t h, size_t w)
 }
 
 /* NHWC index of the element at NCHW index i. */
-static inline PLAN_HD size_t
-gpu_nchw_to_nhwc(size_t i, size_t c, size_t h, size_t w)
+static inline PLAN_HD size_t gpu_nchw_to_nhwc(size_t i, size_t c, size_t h, size_t w)
 {
 	size_t wi = i % w, hi = (i / w) % h, ci = (i / (w * h)) % c, ni = i / (w * h * c);
 
@@ -53,8 +51,8 @@ gpu_nchw_to_nhwc(size_t i, size_t c, size_t h, size_t w)
 #define GPU_PAD ((size_t)-1)
 
 /* OIHW index of the weight at padded-KRSC index i, or GPU_PAD. */
-static inline PLAN_HD size_t
-gpu_krsc_to_oihw_pad(size_t i, size_t c, size_t cpad, size_t r, size_t s)
+static inline PLAN_HD size_t gpu_krsc_to_oihw_pad(size_t i, size_t c, size_t cpad, size_t r,
+						  size_t s)
 {
 	size_t ci = i % cpad, si = (i / cpad) % s, ri = (i / (cpad * s)) % r;
 	size_t ki = i / (cpad * s * r);
@@ -63,8 +61,8 @@ gpu_krsc_to_oihw_pad(size_t i, size_t c, size_t cpad, size_t r, size_t s)
 }
 
 /* Padded-KRSC index of the weight at OIHW index i. */
-static inline PLAN_HD size_t
-gpu_oihw_to_krsc_pad(size_t i, size_t c, size_t cpad, size_t r, size_t s)
+static inline PLAN_HD size_t gpu_oihw_to_krsc_pad(size_t i, size_t c, size_t cpad, size_t r,
+						  size_t s)
 {
 	size_t si = i % s, ri = (i / s) % r, ci = (i / (s * r)) % c, ki = i / (s * r * c);
 
@@ -72,22 +70,20 @@ gpu_oihw_to_krsc_pad(size_t i, size_t c, size_t cpad, size_t r, size_t s)
 }
 
 /* Unpadded (cpad = c): OIHW index of the weight at KRSC index i. */
-static inline PLAN_HD size_t
-gpu_krsc_to_oihw(size_t i, size_t c, size_t r, size_t s)
+static inline PLAN_HD size_t gpu_krsc_to_oihw(size_t i, size_t c, size_t r, size_t s)
 {
 	return gpu_krsc_to_oihw_pad(i, c, c, r, s);
 }
 
 /* KRSC index of the weight at OIHW index i. */
-static inline PLAN_HD size_t
-gpu_oihw_to_krsc(size_t i, size_t c, size_t r, size_t s)
+static inline PLAN_HD size_t gpu_oihw_to_krsc(size_t i, size_t c, size_t r, size_t s)
 {
 	return gpu_oihw_to_krsc_pad(i, c, c, r, s);
 }
 
 /* The fp32 NCHW image at NHWC index i of its cpad-channel copy, or GPU_PAD. */
-static inline PLAN_HD size_t
-gpu_nhwc_pad_to_nchw(size_t i, size_t c, size_t cpad, size_t h, size_t w)
+static inline PLAN_HD size_t gpu_nhwc_pad_to_nchw(size_t i, size_t c, size_t cpad, size_t h,
+						  size_t w)
 {
 	size_t ci = i % cpad, p = i / cpad, wi = p % w, hi = (p / w) % h, ni = p / (w * h);
 
@@ -99,8 +95,7 @@ gpu_nhwc_pad_to_nchw(size_t i, size_t c, size_t cpad, size_t h, size_t w)
  * (stride s, padding pad) covers input position i are lo .. hi inclusive
  * (lo > hi: none), clipped to [0, out).
  */
-static inline PLAN_HD void
-gpu_pool_range(int i, int k, int s, int pad, int out, int *lo, int *hi)
+static inline PLAN_HD void gpu_pool_range(int i, int k, int s, int pad, int out, int *lo, int *hi)
 {
 	int first = i + pad - k + 1; /* o * s >= first */
 
