@@ -2,15 +2,16 @@
 # grep-iters: training logs -> one record per iteration (framework, format,
 # key, run, iter, timestamp_s, step_s, samples_per_s, loss).
 #
-# Fixtures in tests/fixtures/grep-iters/, placed at paths that give the
-# configurations of spec §5.5:
-#   verbatim (spec §2, byte for byte): pytorch-a (sample A), pytorch-b
-#     (sample B), ngc-pytorch (the DLL sample), oneflow (cnns docstring),
-#     oneflow-bert (BERT docstring); logs/bench is DESIGN.md's bench sample.
-#   reconstructed (spec §2 format strings, numbers illustrative; NOT real
-#     logs): ngc-tensorflow, tensorflow, paddle, plsc, ngc-mxnet (two ranks),
-#     mxnet, mindspore (two ranks), r100_…/1n8g (InsightFace, at the §5.1
-#     path), pytorch-ranks (two interleaved ranks in sample A's format).
+# Fixtures: tests/fixtures/grep-iters/<format>/, a folder for every format
+# of filters/formats/registry.c (checked below), at paths that give their
+# configurations:
+#   verbatim (as the frameworks print them, byte for byte): pytorch/sample-a,
+#     pytorch/sample-b, ngc-pytorch (the DLL sample), oneflow (the cnns
+#     docstring), oneflow-bert (the BERT docstring); bench is bench's own.
+#   reconstructed (the frameworks' format strings, numbers illustrative; NOT
+#     real logs): ngc-tensorflow, tensorflow, paddle, plsc, ngc-mxnet (two
+#     ranks), mxnet, mindspore (two ranks), oneflow-insightface (at DLPerf's
+#     path), pytorch/ranks (two interleaved ranks in sample A's format).
 # Expected outputs are written with '|' for TAB.
 
 bats_require_minimum_version 1.5.0
@@ -33,10 +34,10 @@ place() {
 	cp "$1" "$BATS_TEST_TMPDIR/$2"
 }
 
-# ---- the verbatim samples (spec §5.2-5.4) -----------------------------------
+# ---- the verbatim samples ----------------------------------------------------
 
 @test "sample A (one rank) gives iterations 1-5 with the full Time values, 12.054 included" {
-	run -0 --separate-stderr grep-iters pytorch-a/2n8g/r50_b128_fp32_1.log
+	run -0 --separate-stderr grep-iters pytorch/sample-a/2n8g/r50_b128_fp32_1.log
 	[ "$output" = "$(want <<'EOF'
 pytorch|pytorch|2n8g_b128_fp32|1|1|-|12.054|-|6.9828e+00
 pytorch|pytorch|2n8g_b128_fp32|1|2|-|0.970|-|2.6312e+01
@@ -49,7 +50,7 @@ EOF
 }
 
 @test "sample B (two ranks) gives iterations 1-6 and 12-14, sorted, none for 7-11" {
-	run -0 --separate-stderr grep-iters pytorch-b/4n8g/r50_b128_fp32_1.log
+	run -0 --separate-stderr grep-iters pytorch/sample-b/4n8g/r50_b128_fp32_1.log
 	[ "$output" = "$(want <<'EOF'
 pytorch|pytorch|4n8g_b128_fp32|1|1|-|13.508|-|7.0640e+00
 pytorch|pytorch|4n8g_b128_fp32|1|2|-|0.774|-|1.9974e+01
@@ -66,8 +67,9 @@ EOF
 }
 
 @test "sample B with -c dlperf gives one record per line in file order, iter = index + 1" {
-	run -0 --separate-stderr grep-iters -c dlperf pytorch-b/4n8g/r50_b128_fp32_1.log
+	run -0 --separate-stderr grep-iters -c dlperf pytorch/sample-b/4n8g/r50_b128_fp32_1.log
 	[ "$output" = "$(want <<'EOF'
+# mode=dlperf
 pytorch|pytorch|4n8g_b128_fp32|1|12|-|0.497|-|6.5990e+00
 pytorch|pytorch|4n8g_b128_fp32|1|13|-|0.438|-|6.2312e+00
 pytorch|pytorch|4n8g_b128_fp32|1|14|-|0.548|-|6.5306e+00
@@ -145,7 +147,7 @@ EOF
 # ---- bench ------------------------------------------------------------------
 
 @test "a bench log gives its numbers as printed, key and framework from the path" {
-	run -0 --separate-stderr grep-iters logs/bench/1n2g_b16_fp32/1.log
+	run -0 --separate-stderr grep-iters bench/1n2g_b16_fp32/1.log
 	[ "$output" = "$(want <<'EOF'
 bench|bench|1n2g_b16_fp32|1|1|1763781234.123456|0.4821|66.37|6.9310
 bench|bench|1n2g_b16_fp32|1|2|1763781234.564656|0.4410|72.56|6.9122
@@ -155,7 +157,7 @@ EOF
 }
 
 @test "a bench log on stdin takes its key from the header, run 1" {
-	run -0 --separate-stderr bash -c 'grep-iters < logs/bench/1n2g_b16_fp32/1.log'
+	run -0 --separate-stderr bash -c 'grep-iters < bench/1n2g_b16_fp32/1.log'
 	[ "$output" = "$(want <<'EOF'
 bench|bench|1n2g_b16_fp32|1|1|1763781234.123456|0.4821|66.37|6.9310
 bench|bench|1n2g_b16_fp32|1|2|1763781234.564656|0.4410|72.56|6.9122
@@ -164,7 +166,7 @@ EOF
 }
 
 @test "a bench header that contradicts the path is an error naming the line" {
-	place logs/bench/1n2g_b16_fp32/1.log logs/bench/1n4g_b16_fp32/1.log
+	place bench/1n2g_b16_fp32/1.log logs/bench/1n4g_b16_fp32/1.log
 	cd "$BATS_TEST_TMPDIR"
 	run -1 --separate-stderr grep-iters logs/bench/1n4g_b16_fp32/1.log
 	[ "$stderr" = "grep-iters: logs/bench/1n4g_b16_fp32/1.log:1: the log says gpus_per_node=2, the path says 4" ]
@@ -172,7 +174,7 @@ EOF
 }
 
 @test "a bench header that contradicts -k on its precision is an error" {
-	run -1 --separate-stderr bash -c 'grep-iters -k 1n2g_b16_amp < logs/bench/1n2g_b16_fp32/1.log'
+	run -1 --separate-stderr bash -c 'grep-iters -k 1n2g_b16_amp < bench/1n2g_b16_fp32/1.log'
 	[ "$stderr" = "grep-iters: <stdin>:1: the log says precision=fp32, -k says amp" ]
 }
 
@@ -269,6 +271,7 @@ EOF
 @test "NGC MXNet with -c dlperf keeps every rank's line in file order" {
 	run -0 --separate-stderr grep-iters -c dlperf ngc-mxnet/1n2g/r50_b128_fp32_1.log
 	[ "$output" = "$(want <<'EOF'
+# mode=dlperf
 ngc-mxnet|ngc-mxnet|1n2g_b128_fp32|1|1|1599741296.789|2.5472636815920398|100.5|-
 ngc-mxnet|ngc-mxnet|1n2g_b128_fp32|1|1|1599741296.801|2.128898128898129|120.25|-
 ngc-mxnet|ngc-mxnet|1n2g_b128_fp32|1|2|1599741297.450|0.6519613274465482|392.6613270186466|-
@@ -300,6 +303,7 @@ EOF
 @test "MindSpore with -c dlperf gives one record per epoch time line, the ms shifted exactly" {
 	run -0 --separate-stderr grep-iters -c dlperf mindspore/1n2g/rn50_b128_fp32_1.log
 	[ "$output" = "$(want <<'EOF'
+# mode=dlperf
 mindspore|mindspore|1n2g_b128_fp32|1|10|-|93.461205|-|6.9012345
 mindspore|mindspore|1n2g_b128_fp32|1|10|-|93.4705|-|6.9012345
 mindspore|mindspore|1n2g_b128_fp32|1|20|-|3.461205|-|6.2012343
@@ -308,8 +312,8 @@ EOF
 )" ]
 }
 
-@test "OneFlow InsightFace at the spec's path: key 1n8g_b115_fp32, run 3, iteration as printed" {
-	run -0 --separate-stderr grep-iters r100_fp32_b115_oneflow_model_parallel_True_partial_fc_False_0.1/r100/1n8g/r100_b115_fp32_3.log
+@test "OneFlow InsightFace at DLPerf's path: key 1n8g_b115_fp32, run 3, iteration as printed" {
+	run -0 --separate-stderr grep-iters oneflow-insightface/r100_fp32_b115_oneflow_model_parallel_True_partial_fc_False_0.1/r100/1n8g/r100_b115_fp32_3.log
 	[ "$output" = "$(want <<'EOF'
 oneflow-insightface|oneflow-insightface|1n8g_b115_fp32|3|1|-|-|1200.5|45.100
 oneflow-insightface|oneflow-insightface|1n8g_b115_fp32|3|2|-|-|1925.433|44.900
@@ -318,7 +322,7 @@ EOF
 }
 
 @test "PyTorch ranks: median step (even count: mean of the two), loss of the first line" {
-	run -0 --separate-stderr grep-iters pytorch-ranks/1n2g/r50_b128_fp32_2.log
+	run -0 --separate-stderr grep-iters pytorch/ranks/1n2g/r50_b128_fp32_2.log
 	[ "$output" = "$(want <<'EOF'
 pytorch|pytorch|1n2g_b128_fp32|2|1|-|11.777000000000001|-|6.9828e+00
 pytorch|pytorch|1n2g_b128_fp32|2|2|-|0.935|-|2.6312e+01
@@ -351,7 +355,7 @@ EOF
 )" ]
 }
 
-@test "unknown line prefixes (launcher rank tags) are tolerated (spec §7.1)" {
+@test "unknown line prefixes (launcher rank tags) are tolerated" {
 	run -0 --separate-stderr bash -c '{
 		printf "%s\n" "[1,0]<stdout>:DLL 2020-09-15 14:29:13.473765 - Epoch: 0 Iteration: 1  train.loss : 7.09304  train.total_ips : 267.44 img/s"
 		} | grep-iters -k 1n1g_b16_fp32
@@ -366,7 +370,7 @@ EOF
 # ---- options ------------------------------------------------------------------
 
 @test "-F sets the framework column" {
-	run -0 --separate-stderr grep-iters -F pytorch-dali pytorch-a/2n8g/r50_b128_fp32_1.log
+	run -0 --separate-stderr grep-iters -F pytorch-dali pytorch/sample-a/2n8g/r50_b128_fp32_1.log
 	[ "${lines[0]}" = "$(want <<<'pytorch-dali|pytorch|2n8g_b128_fp32|1|1|-|12.054|-|6.9828e+00')" ]
 	[ "${#lines[@]}" -eq 5 ]
 }
@@ -398,7 +402,7 @@ EOF
 	[ "$stderr" = "grep-iters: ngc-pytorch/2n8g/r50_b128_fp32_1.log: no iteration lines of format pytorch" ]
 }
 
-@test "-a fp16=amp rewrites the precision of the path (spec §1.6 alias)" {
+@test "-a fp16=amp rewrites the precision of the path (an alias)" {
 	place ngc-pytorch/2n8g/r50_b128_fp32_1.log workspace/rn50/scripts/j5_amp_ngc/pytorch/1n1g/r50_b256_fp16_4.log
 	cd "$BATS_TEST_TMPDIR"
 	run -0 --separate-stderr bash -c 'grep-iters -a fp16=amp workspace/rn50/scripts/j5_amp_ngc/pytorch/1n1g/r50_b256_fp16_4.log | cut -f 1-4 | sort -u'
@@ -406,12 +410,12 @@ EOF
 }
 
 @test "-k contradicting the path is an error" {
-	run -1 --separate-stderr grep-iters -k 1n1g_b128_fp32 pytorch-a/2n8g/r50_b128_fp32_1.log
-	[ "$stderr" = "grep-iters: pytorch-a/2n8g/r50_b128_fp32_1.log: the path says 2n8g_b128_fp32, -k says 1n1g_b128_fp32" ]
+	run -1 --separate-stderr grep-iters -k 1n1g_b128_fp32 pytorch/sample-a/2n8g/r50_b128_fp32_1.log
+	[ "$stderr" = "grep-iters: pytorch/sample-a/2n8g/r50_b128_fp32_1.log: the path says 2n8g_b128_fp32, -k says 1n1g_b128_fp32" ]
 }
 
 @test "-k gives the key of a path that carries none; the run comes from <run>.log" {
-	place pytorch-a/2n8g/r50_b128_fp32_1.log some/where/7.log
+	place pytorch/sample-a/2n8g/r50_b128_fp32_1.log some/where/7.log
 	cd "$BATS_TEST_TMPDIR"
 	run -0 --separate-stderr bash -c 'grep-iters -k 1n1g_b128_fp32 some/where/7.log | cut -f 1-5'
 	[ "${lines[0]}" = "$(want <<<'pytorch|pytorch|1n1g_b128_fp32|7|1')" ]
@@ -437,14 +441,14 @@ EOF
 	[ "$stderr" = "grep-iters: -F: '' is not a framework name" ]
 }
 
-# ---- paths (spec §5.1) --------------------------------------------------------
+# ---- paths -------------------------------------------------------------------
 
 path_key_run() {
 	place ngc-pytorch/2n8g/r50_b128_fp32_1.log "$1"
 	(cd "$BATS_TEST_TMPDIR" && grep-iters "$1" | cut -f 3,4 | sort -u)
 }
 
-@test "spec §5.1 paths that are accepted give their key and run" {
+@test "DLPerf's paths that are accepted give their key and run" {
 	[ "$(path_key_run logs/ngc/tensorflow/resnet50/2n8g/r50_b128_fp32_5.log)" = "$(want <<<'2n8g_b128_fp32|5')" ]
 	[ "$(path_key_run workspace/rn50/scripts/j5_amp_ngc/pytorch/1n1g/r50_b256_fp16_4.log)" = "$(want <<<'1n1g_b256_fp16|4')" ]
 	[ "$(path_key_run logs_fp32/mindspore/resnet50/bz128/4n8g/rn50_b128_fp32_1.log)" = "$(want <<<'4n8g_b128_fp32|1')" ]
@@ -468,22 +472,22 @@ path_error() {
 	[ -z "$output" ]
 }
 
-@test "spec §5.1: a file name of 3 fields is an error" {
+@test "DLPerf's paths: a file name of 3 fields is an error" {
 	path_error x/4n8g/r50_b128_fp32.log
 	[ "$stderr" = "grep-iters: x/4n8g/r50_b128_fp32.log: file name has 3 '_'-separated fields, expected 4: <model>_b<B>_<prec>_<run>.log" ]
 }
 
-@test "spec §5.1: a file name of 5 fields is an error" {
+@test "DLPerf's paths: a file name of 5 fields is an error" {
 	path_error x/4n8g/r50_b128_fp32_1_old.log
 	[ "$stderr" = "grep-iters: x/4n8g/r50_b128_fp32_1_old.log: file name has 5 '_'-separated fields, expected 4: <model>_b<B>_<prec>_<run>.log" ]
 }
 
-@test "spec §5.1: batch 0 is an error" {
+@test "DLPerf's paths: batch 0 is an error" {
 	path_error x/4n8g/r50_b0_fp32_1.log
 	[ "$stderr" = "grep-iters: x/4n8g/r50_b0_fp32_1.log: batch 'b0' is not b<B> with B a positive integer" ]
 }
 
-@test "spec §5.1: a case directory that is not <N>n<G>g is an error" {
+@test "DLPerf's paths: a case directory that is not <N>n<G>g is an error" {
 	path_error x/8g/r50_b128_fp32_1.log
 	[ "$stderr" = "grep-iters: x/8g/r50_b128_fp32_1.log: directory '8g' is neither <N>n<G>g nor <N>n<G>g_b<B>_<prec>; give -k key" ]
 }
@@ -515,7 +519,7 @@ path_error() {
 	[ "$stderr" = "grep-iters: train.log: no directory <N>n<G>g or <N>n<G>g_b<B>_<prec> in the path; give -k key" ]
 }
 
-# ---- bad input (spec §5.9) ------------------------------------------------------
+# ---- bad input -----------------------------------------------------------------
 
 @test "an empty log is an error" {
 	: > "$BATS_TEST_TMPDIR/e"
@@ -529,18 +533,18 @@ path_error() {
 }
 
 @test "a log on stdin without -k or a header is an error at the first iteration line" {
-	run -1 --separate-stderr bash -c 'grep-iters < pytorch-a/2n8g/r50_b128_fp32_1.log'
+	run -1 --separate-stderr bash -c 'grep-iters < pytorch/sample-a/2n8g/r50_b128_fp32_1.log'
 	[ "$stderr" = "grep-iters: <stdin>:1: no configuration before the first iteration line; give -k key" ]
 }
 
 @test "a Time that does not parse is an error naming file and line" {
-	run -1 --separate-stderr bash -c 'sed "3s/Time  0.363/Time x.yz/" pytorch-a/2n8g/r50_b128_fp32_1.log | grep-iters -k 2n8g_b128_fp32'
+	run -1 --separate-stderr bash -c 'sed "3s/Time  0.363/Time x.yz/" pytorch/sample-a/2n8g/r50_b128_fp32_1.log | grep-iters -k 2n8g_b128_fp32'
 	[ "$stderr" = "grep-iters: <stdin>:3: Time 'x.yz' is not a number" ]
 }
 
 @test "a NaN, zero or negative step time is an error" {
 	for t in nan 0.000 -0.363; do
-		run -1 --separate-stderr bash -c "sed '3s/Time  0.363/Time $t/' pytorch-a/2n8g/r50_b128_fp32_1.log | grep-iters -k 2n8g_b128_fp32"
+		run -1 --separate-stderr bash -c "sed '3s/Time  0.363/Time $t/' pytorch/sample-a/2n8g/r50_b128_fp32_1.log | grep-iters -k 2n8g_b128_fp32"
 		case $t in
 		nan) [ "$stderr" = "grep-iters: <stdin>:3: Time 'nan' is not a number" ] ;;
 		*) [ "$stderr" = "grep-iters: <stdin>:3: Time '$t' is not positive" ] ;;
@@ -561,4 +565,29 @@ path_error() {
 @test "an unreadable file is an error" {
 	run -1 --separate-stderr grep-iters -k 1n1g_b16_fp32 "$BATS_TEST_TMPDIR/missing"
 	[ "$stderr" = "grep-iters: $BATS_TEST_TMPDIR/missing: No such file or directory" ]
+}
+
+# ---- every format has fixtures ------------------------------------------------
+
+# The registered formats' names: each X(id) line of registry.c names the
+# `id_format` of a file of filters/formats/, whose .name is the format's.
+registered() {
+	local src="$ROOT/filters/formats" id file
+	sed -n 's/^[[:space:]]*X(\([a-z_]*\)).*/\1/p' "$src/registry.c" | while read -r id; do
+		file=$(grep -l "^const struct format ${id}_format = {" "$src"/*.c) || return 1
+		sed -n 's/^[[:space:]]*\.name = "\(.*\)",$/\1/p' "$file"
+	done
+}
+
+@test "every registered format has a fixture folder whose logs grep-iters detects as it" {
+	run -0 registered
+	[ "${#lines[@]}" -eq "$(grep -c '^[[:space:]]*X(' "$ROOT/filters/formats/registry.c")" ]
+	[ "${#lines[@]}" -gt 0 ]
+	for name in "${lines[@]}"; do
+		logs=$(find "$name" -name '*.log' | sort)
+		[ -n "$logs" ]
+		for log in $logs; do
+			[ "$(grep-iters "$log" | cut -f 2 | sort -u)" = "$name" ]
+		done
+	done
 }

@@ -1,0 +1,117 @@
+/*
+ * oneflow.c — OneFlow's cnns benchmark (OneFlow-Benchmark's of_cnn_train_val).
+ *
+ *   num_nodes = 2
+ *   gpu_num_per_node = 8
+ *   batch_size_per_device = 128
+ *   train: epoch 0, iter 20, loss: 7.087004, top_1: 0.000, top_k: 0.000, samples/s: 3988.891 1597933942.98
+ *
+ * A line every 20 iterations, closing the interval since the previous one,
+ * its rate over the interval and the Unix time last. The iteration restarts
+ * each epoch and the epoch's length is not printed: only epoch 0 can be
+ * numbered. The "name = value" lines at column 0 give part of the key and
+ * must agree with the path or -k (OneFlow BERT prints them too).
+ */
+#include "formats.h"
+
+#include <string.h>
+
+static int parse(struct scan *sc, const char *s, const char *at, struct it *it)
+{
+	/* the anchor as a label: not inside a name, a blank after it */
+	const char *p = label(s, "train: epoch"), *q;
+
+	(void)at;
+	if (!p)
+		return 0;
+	it->epoch = (long)getint(sc, &p, "epoch", ",");
+	expect(sc, &p, ",", "epoch");
+	expect(sc, &p, "iter", "iter");
+	it->iter = getint(sc, &p, "iter", ",");
+	q = label(p, "loss:");
+	it->loss = getloss(sc, &q, "loss", ",");
+	q = label(p, "samples/s:");
+	it->rate = getnum(sc, &q, "samples/s", NULL, POSITIVE);
+	q = skipb(q);
+	it->ts = unix_last(sc, &q);
+	return 1;
+}
+
+const char *const oneflow_config_prefixes[] = {"num_nodes", "gpu_num_per_node",
+					       "batch_size_per_device", NULL};
+
+int oneflow_config(struct scan *sc, const char *s)
+{
+	for (int i = 0; oneflow_config_prefixes[i]; i++) {
+		const char *name = oneflow_config_prefixes[i];
+		size_t n = strlen(name), vn = 0;
+		if (strncmp(s, name, n) != 0 || !blank(s[n]))
+			continue;
+		const char *p = skipb(s + n);
+		if (*p != '=')
+			return 0;
+		p = skipb(p + 1);
+		while (p[vn] && !blank(p[vn]))
+			vn++;
+		if (*skipb(p + vn))
+			record_die(sc->in, "%s: value '%s' is not one token", name, p);
+		if (!sc->have_key)
+			return 1;
+		char v[32];
+		long x;
+		const char *q = v;
+		snprintf(v, sizeof v, "%.*s", (int)(vn < 31 ? vn : 31), p);
+		if (vn > 30 || take_pos(&q, '\0', &x))
+			record_die(sc->in, "%s = '%.*s' is not a positive integer", name, (int)vn,
+				   p);
+		long want = i == 0 ? sc->key.nodes : i == 1 ? sc->key.gpus : sc->key.batch;
+		if (x != want)
+			record_die(sc->in, "the log says %s = %ld, %s says %ld", name, x, sc->keysrc,
+				   want);
+		return 1;
+	}
+	return 0;
+}
+
+/* DLPerf: the last line of iterations s and s+n; TB × n ÷ (t(s+n) − t(s)),
+ * the stamps as doubles. */
+double oneflow_dlperf_speed(struct dlperf_run *r)
+{
+	long w = r->s, e = r->s + r->n;
+	const struct line *a = NULL, *b = NULL;
+
+	for (size_t i = 0; i < r->nl; i++) {
+		if (r->lines[i].iter == w)
+			a = &r->lines[i];
+		if (r->lines[i].iter == e)
+			b = &r->lines[i];
+	}
+	if (!a || !b)
+		die("%s: no record ends at iteration %ld", r->name, a ? e : w);
+	if (!a->ts.present || !b->ts.present)
+		die("%s: no timestamp for the end of iteration %ld", r->name,
+		    a->ts.present ? e : w);
+	double t = b->ts.d - a->ts.d;
+	if (!(t > 0))
+		die("%s: iterations %ld-%ld took %g s", r->name, w + 1, e, t);
+	return r->tb * (double)r->n / t;
+}
+
+const struct format oneflow_format = {
+	.name = "oneflow",
+	.display = "OneFlow",
+	.rank = 10,
+	.anchor = "train: epoch",
+	.then = ", iter ",
+	.parse = parse,
+	.config_prefixes = oneflow_config_prefixes,
+	.config = oneflow_config,
+	.numbering = NUM_FIRST,
+	.interval = 1,
+	.skip = 20,
+	.count = 100,
+	.method = METHOD_TIME,
+	.dlperf_skip = 20,
+	.dlperf_count = 100,
+	.dlperf_speed = oneflow_dlperf_speed,
+};

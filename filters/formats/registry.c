@@ -1,0 +1,89 @@
+/*
+ * registry.c — the log formats in the order grep-iters tries them on a
+ * log's lines (bench first: it is ours; a more specific anchor before a
+ * looser one), and the names and column order of the frameworks in tables.
+ * Adding a format: its file, one line in FORMATS, its fixtures in
+ * tests/fixtures/grep-iters/<name>/.
+ */
+#include "formats.h"
+
+#include <string.h>
+
+#define FORMATS(X)                                                                         \
+	X(bench)                                                                           \
+	X(oneflow)                                                                         \
+	X(oneflow_bert)                                                                    \
+	X(oneflow_insightface)                                                             \
+	X(ngc_pytorch)                                                                     \
+	X(ngc_tensorflow)                                                                  \
+	X(tensorflow)                                                                      \
+	X(paddle)                                                                          \
+	X(plsc)                                                                            \
+	X(ngc_mxnet)                                                                       \
+	X(mxnet)                                                                           \
+	X(mindspore)                                                                       \
+	X(pytorch)
+
+#define DECLARE(f) extern const struct format f##_format;
+#define ENTRY(f) &f##_format,
+FORMATS(DECLARE)
+const struct format *const formats[] = {FORMATS(ENTRY) NULL};
+
+/* Frameworks that are no format of their own (their logs are in one). */
+static const struct {
+	const char *framework, *display;
+	int rank;
+} others[] = {
+	{"pytorch-synthetic", "PyTorch (synthetic)", 32},
+};
+
+const struct format *format_find(const char *name)
+{
+	for (const struct format *const *f = formats; *f; f++)
+		if (strcmp((*f)->name, name) == 0)
+			return *f;
+	return NULL;
+}
+
+const char *format_match(const struct format *f, const char *s)
+{
+	const char *p;
+
+	if (f->detect)
+		return f->detect(s);
+	if (!(p = strstr(s, f->anchor)) || (f->then && !strstr(p, f->then)))
+		return NULL;
+	return p;
+}
+
+const struct format *format_detect(const char *s, const char **at)
+{
+	for (const struct format *const *f = formats; *f; f++)
+		if ((*at = format_match(*f, s)) != NULL)
+			return *f;
+	return NULL;
+}
+
+const char *framework_display(const char *framework)
+{
+	const struct format *f = format_find(framework);
+
+	if (f)
+		return f->display;
+	for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+		if (strcmp(others[i].framework, framework) == 0)
+			return others[i].display;
+	return framework;
+}
+
+int framework_rank(const char *framework)
+{
+	const struct format *f = format_find(framework);
+
+	if (f)
+		return f->rank;
+	for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+		if (strcmp(others[i].framework, framework) == 0)
+			return others[i].rank;
+	return 100;
+}
