@@ -46,12 +46,9 @@ void *dev_alloc(size_t bytes)
 	return p;
 }
 
-bk_op *op_new(int kind)
+bk_op *op_new(void)
 {
-	bk_op *op = (bk_op *)xcalloc(1, sizeof *op);
-
-	op->kind = kind;
-	return op;
+	return (bk_op *)xcalloc(1, sizeof(bk_op));
 }
 
 int cuda_device_count(void)

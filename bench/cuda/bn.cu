@@ -107,7 +107,7 @@ extern "C" bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor
 			     const float *gamma, const float *beta, float *dgamma, float *dbeta,
 			     float *running_mean, float *running_var, float eps, float momentum)
 {
-	bk_op *op = op_new(OP_BN);
+	bk_op *op = op_new();
 	size_t c = (size_t)x->c;
 
 	if (!dx || !dy || elems(x) != elems(y) || x->dt != y->dt || x->fmt != y->fmt)

@@ -1,6 +1,6 @@
 /*
- * bench/cuda/comm_nccl.cu: comm.h for the CUDA build. MPI starts the ranks and carries
- * the host-side collectives; gradient sums run on NCCL.
+ * bench/cuda/comm_nccl.cu: comm.h for the CUDA build. MPI starts the ranks
+ * and carries the host-side collectives; gradient sums run on NCCL.
  *
  * Started by a launcher (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMI_RANK or
  * PMIX_RANK set) it runs MPI; started alone it is rank 0 of 1 and touches
@@ -50,13 +50,9 @@ static struct {
 static int env_int(const char *name)
 {
 	const char *s = getenv(name);
-	char *end;
 	long v;
 
-	if (!s || !*s)
-		return -1;
-	v = strtol(s, &end, 10);
-	return *end || v < 0 || v > INT_MAX ? -1 : (int)v;
+	return s && parse_long(s, 0, INT_MAX, &v) == 0 ? (int)v : -1;
 }
 
 extern "C" void comm_init(int *argc, char ***argv)

@@ -152,7 +152,7 @@ static void conv_search(bk_op *op, struct conv_algos *a)
 extern "C" bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k,
 			       int stride, int pad, const float *w, float *dw, int accumulate)
 {
-	bk_op *op = op_new(OP_CONV);
+	bk_op *op = op_new();
 	/* NHWC (amp, bf16, --layout nhwc) wants KRSC filters: the OIHW fp32
 	 * weights are cast into a copy each forward and the gradient back. */
 	int krsc = gpu.act_fmt == CUDNN_TENSOR_NHWC;

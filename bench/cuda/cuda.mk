@@ -97,7 +97,9 @@ NVCCFLAGS := -std=c++17 -O3 -g -lineinfo $(CUDA_GENCODE) -Werror all-warnings \
 	$(if $(NCCL_FOUND),,-DBENCH_NO_NCCL) $(EXTRA_NVCCFLAGS)
 # The host C of the GPU side: warnings are errors here too.
 CUDA_HOST_XCFLAGS := -Ibench -Werror
-$(eval $(call track_flags,cuda,$(NVCC) $(NVCCFLAGS) $(CUDA_LDLIBS) $(CUDA_HOST_XCFLAGS)))
+# Without a toolkit only the host C's flags count (and nvcc is never named).
+$(eval $(call track_flags,cuda,$(if $(CUDA_FOUND),$(NVCC) $(NVCCFLAGS) $(CUDA_LDLIBS)) \
+	$(CUDA_HOST_XCFLAGS)))
 
 # ---- host-side objects (always) --------------------------------------------
 

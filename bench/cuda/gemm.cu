@@ -11,7 +11,7 @@
 extern "C" bk_op *bk_fc_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy,
 			     const float *w, const float *b, float *dw, float *db)
 {
-	bk_op *op = op_new(OP_FC);
+	bk_op *op = op_new();
 
 	if (x->kind != BK_MATRIX || y->kind != BK_MATRIX || x->n != y->n)
 		die("fc plan: x and y must be matrices of the same batch");

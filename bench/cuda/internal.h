@@ -77,10 +77,8 @@ static inline int is_nhwc(const bk_tensor *t)
 	return t->fmt == CUDNN_TENSOR_NHWC;
 }
 
-enum op_kind { OP_CONV, OP_BN, OP_MAXPOOL, OP_AVGPOOL, OP_FC, OP_SGD };
-
+/* One op of any kind: the fields of its kind are set, the rest are 0. */
 struct bk_op {
-	int kind;
 	bk_tensor *x, *x2, *y, *dx, *dx2, *dy;
 	/* conv */
 	int k, stride, pad, accumulate, cin, cout;
@@ -127,7 +125,7 @@ const char *precision_name(int precision);
 /* Device memory of our own (not zeroed), counted in the peak. */
 void *dev_alloc(size_t bytes);
 void note_mem(void);
-bk_op *op_new(int kind);
+bk_op *op_new(void);
 /* amp: read the last step's overflow verdict and advance the loss scale. */
 void settle(void);
 

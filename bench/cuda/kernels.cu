@@ -449,7 +449,7 @@ void flag_overflow(const float *buf, size_t n)
 extern "C" bk_op *bk_maxpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k,
 				  int stride, int pad)
 {
-	bk_op *op = op_new(OP_MAXPOOL);
+	bk_op *op = op_new();
 
 	if (k * k > 256 || pad >= k || gpu_conv_out(x->h, k, stride, pad) != y->h ||
 	    gpu_conv_out(x->w, k, stride, pad) != y->w || x->c != y->c || x->n != y->n ||
@@ -492,7 +492,7 @@ extern "C" void bk_maxpool_backward(bk_op *op)
 
 extern "C" bk_op *bk_avgpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy)
 {
-	bk_op *op = op_new(OP_AVGPOOL);
+	bk_op *op = op_new();
 
 	if (y->kind != BK_MATRIX || y->n != x->n || y->c != x->c)
 		die("avgpool plan: output must be a [%d][%d] matrix", x->n, x->c);
@@ -591,7 +591,7 @@ extern "C" int bk_all_finite(const float *x, size_t n)
 extern "C" bk_op *bk_sgd_plan(float *w, const float *g, float *buf, size_t n, const size_t *lo,
 			      const size_t *hi, int nseg)
 {
-	bk_op *op = op_new(OP_SGD);
+	bk_op *op = op_new();
 	size_t bytes = (size_t)(nseg > 0 ? nseg : 1) * sizeof(size_t);
 
 	op->sgd_w = w;
