@@ -1,7 +1,7 @@
 /*
  * bench/backend.h: the one interface of ops. The model (bench/model.c) and
- * the trainer (bench/main.c) call only these; bench/backend_cpu.c implements
- * them on oneDNN, the CUDA backend on cuDNN + cuBLAS + kernels of its own.
+ * the trainer (bench/main.c) call only these; bench/cpu/backend.c implements
+ * them on oneDNN, bench/cuda/ on cuDNN + cuBLAS + kernels of its own.
  *
  * Rules every backend keeps:
  * - "Device memory" is what bk_malloc returns (host memory on the CPU). The
@@ -18,7 +18,8 @@
  *   parameter gradients always overwrite. dx may be NULL where no data
  *   gradient is needed (the first convolution).
  * - Errors are fatal: one line on stderr naming file:line and the library's
- *   status, exit 1. Nothing returns an error code.
+ *   status, exit 1 (lib's die, so every rank ends). Nothing returns an error
+ *   code.
  */
 #ifndef BENCH_BACKEND_H
 #define BENCH_BACKEND_H
@@ -53,6 +54,22 @@ enum bk_layout {
 void bk_init(const bk_config *cfg);
 void bk_finalize(void);
 const char *bk_name(void); /* for the log header: "cpu-onednn", "cuda-cudnn" */
+
+/* 1 when this backend can scale the loss (--loss-scale; CUDA amp). */
+int bk_can_scale_loss(void);
+/* A fixed loss scale (> 0); called only when bk_can_scale_loss(). */
+void bk_set_loss_scale(float scale);
+/* The scale after the last step and the steps skipped on overflow; settle
+ * the last step (call after it). 0 / 0 where nothing scales. */
+float bk_loss_scale(void);
+long bk_skipped_steps(void);
+/* Around one step: bk_step_end returns the step's seconds, the device's own
+ * timing where it has one (CUDA events), else host_s. */
+void bk_step_begin(void);
+double bk_step_end(double host_s);
+/* This rank's peak memory in MB: device memory on GPUs, peak resident memory
+ * on the CPU. */
+double bk_peak_mem_mb(void);
 
 /* Device memory. bk_malloc returns zeroed memory, 64-byte aligned or better. */
 void *bk_malloc(size_t bytes);
@@ -94,8 +111,9 @@ void bk_conv_backward_weights(bk_op *op);
  *   y = relu(bn(x))        relu 1, z NULL
  *   y = relu(bn(x) + z)    relu 1, z and dz given (the end of a bottleneck)
  * Forward also updates running_mean and running_var (fp32 [c], torch's
- * momentum and unbiased variance, see mathk_bn_running). Backward writes dx,
- * dgamma, dbeta, and dz = the gradient of the sum; it may overwrite dy.
+ * momentum and unbiased variance: elementwise.h's mathk_bn_running).
+ * Backward writes dx, dgamma, dbeta, and dz = the gradient of the sum; it
+ * may overwrite dy.
  * y_kept: y still holds the forward's output when backward runs, so the
  * ReLU mask may be read from it; always so with z. */
 bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_tensor *dz,

@@ -14,7 +14,7 @@ BENCH_XCFLAGS := -fopenmp $(BENCH_MPI_CFLAGS) -Ibench
 BENCH_LIBS := -ldnnl $(BENCH_MPI_LIBS) -fopenmp -lm
 $(eval $(call track_flags,bench,$(BENCH_XCFLAGS) $(BENCH_LIBS)))
 
-BENCH_CORE_OBJ := $(call objs,bench/main.c bench/model.c \
+BENCH_CORE_OBJ := $(call objs,bench/main.c bench/export.c bench/model.c \
 	bench/allreduce/allreduce.c)
 BENCH_CPU_OBJ := $(call objs,bench/cpu/backend.c bench/cpu/comm_mpi.c)
 BENCH_OBJ := $(BENCH_CORE_OBJ) $(BENCH_CPU_OBJ)

@@ -1,11 +1,11 @@
 /*
- * bench/mathk.h: element math shared by every backend. Included by the C
+ * bench/elementwise.h: element math shared by every backend. Included by the C
  * backends and by the CUDA kernels, so the update and the loss are written
  * once and tested on the CPU. Everything is static inline and touches only
  * the arguments it is given.
  */
-#ifndef BENCH_MATHK_H
-#define BENCH_MATHK_H
+#ifndef BENCH_ELEMENTWISE_H
+#define BENCH_ELEMENTWISE_H
 
 #include <math.h>
 #include <stddef.h>

@@ -1,214 +1,250 @@
 /*
- * bench/main.c: the trainer. Parses and checks the flags, builds ResNet50
- * v1.5 (model.c) on the backend chosen at build time (backend.h), makes a
- * fixed synthetic batch per rank, and trains: forward, backward with the
- * gradient buckets summed over ranks as soon as backward has produced them
- * (comm.h), SGD. Writes the log of DESIGN.md ("bench's log") on stdout from
- * rank 0, banners and errors on stderr; --describe prints the layer table;
- * --export DIR writes the files of doc/CONTRACT.md for the PyTorch check.
+ * bench/main.c: the trainer. Parses and checks the flags (one table gives
+ * both the parsing and the usage), builds ResNet50 v1.5 (model.c) on the
+ * backend chosen at build time (backend.h), makes a fixed synthetic batch per
+ * rank, and trains: forward, backward with the gradient buckets summed over
+ * ranks as soon as backward has produced them (comm.h), SGD. Writes bench's
+ * log (doc/formats.md) on stdout from rank 0, banners and errors on stderr;
+ * --describe prints the layer table; --export DIR writes the files of
+ * doc/correctness.md (export.c); --allreduce runs the allreduce benchmark
+ * instead of training (allreduce/allreduce.c).
  */
-#include <errno.h>
-#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "allreduce/allreduce.h"
 #include "backend.h"
 #include "comm.h"
+#include "export.h"
+#include "lib.h"
 #include "model.h"
-#include "allreduce/allreduce.h"
-
-/* The CUDA backend's extras (bench/cuda_check.h). Weak: the CPU build links
- * without them, and main needs no #ifdef. */
-extern void bk_cuda_set_loss_scale(float scale) __attribute__((weak));
-extern double bk_cuda_peak_mem_mb(void) __attribute__((weak));
-extern void bk_cuda_step_begin(void) __attribute__((weak));
-extern double bk_cuda_step_end(void) __attribute__((weak));
-extern float bk_cuda_loss_scale(void) __attribute__((weak));
-extern long bk_cuda_skipped_steps(void) __attribute__((weak));
 
 typedef struct config {
-	int describe, batch, image, classes, iters, warmup, threads, lr_warmup, shard, verbose;
-	int precision, layout, allreduce, warmup_given;
-	float loss_scale;
-	struct probe_config probe;
+	int describe, verbose, allreduce;
+	int batch, image, classes, iters, warmup, threads, lr_warmup, shard;
+	int precision, layout;
 	long long seed;
-	double lr, momentum, weight_decay, label_smoothing, bucket_mb;
+	double lr, momentum, weight_decay, label_smoothing, bucket_mb, loss_scale;
 	const char *export_dir;
+	struct allreduce_config ar;
 } config;
 
-static const char usage_text[] =
-	"usage: bench [--describe] [--batch B] [--precision fp32|tf32|amp|bf16]\n"
-	"             [--image PX] [--classes K] [--iters N] [--warmup W] [--threads T]\n"
-	"             [--seed S] [--lr X] [--momentum X] [--weight-decay X] [--label-smoothing X]\n"
-	"             [--lr-warmup N] [--shard R] [--bucket-mb X] [--layout blocked|nhwc]\n"
-	"             [--verbose] [--export DIR] [--loss-scale N]\n"
-	"       bench --allreduce [--min-bytes N] [--max-bytes N] [--factor 2|4] [--iters N]\n"
-	"             [--warmup W]\n";
+/* ---- the flags ---- */
 
-static void usage(void)
-{
-	fputs(usage_text, stderr);
-	comm_abort(2);
-}
+enum flag_kind {
+	F_SWITCH, /* int field = 1 */
+	F_INT,    /* int field, an integer in [lo, hi] */
+	F_I64,    /* long long field, an integer in [lo, hi] */
+	F_NUM,    /* double field, a number in [lo, hi] */
+	F_STR,    /* const char * field, the value as given */
+	F_CHOICE, /* int field = lo + the index of the value among arg's '|'-separated words */
+	F_MODE,   /* int field = 1, and the synopsis of its own flags (allreduce.h) */
+};
 
-static void bad(const char *flag, const char *fmt, const char *val)
-{
-	fprintf(stderr, "bench: %s: '%s' ", flag, val);
-	fprintf(stderr, "%s\n", fmt);
-	comm_abort(2);
-}
+struct flag {
+	const char *name;
+	int kind;
+	size_t off;     /* of the field in config */
+	double lo, hi;  /* exact in a double: integers up to 2^53 */
+	const char *arg; /* the value in the usage; F_CHOICE: the choices */
+};
 
-static long long int_flag(const char *flag, const char *s, long long lo, long long hi)
+#define FLAG(name, kind, field, lo, hi, arg) {name, kind, offsetof(config, field), lo, hi, arg}
+
+static const struct flag flags[] = {
+	FLAG("--describe", F_SWITCH, describe, 0, 0, NULL),
+	FLAG("--batch", F_INT, batch, 1, 65536, "B"),
+	FLAG("--precision", F_CHOICE, precision, BK_FP32, 0, "fp32|tf32|amp|bf16"),
+	FLAG("--image", F_INT, image, 32, 4096, "PX"),
+	FLAG("--classes", F_INT, classes, 2, 1000000, "K"),
+	FLAG("--iters", F_INT, iters, 1, 100000000, "N"),
+	FLAG("--warmup", F_INT, warmup, 0, 100000000, "W"),
+	FLAG("--threads", F_INT, threads, 1, 4096, "T"),
+	FLAG("--seed", F_I64, seed, 0, 9007199254740992.0, "S"),
+	FLAG("--lr", F_NUM, lr, 0, 1e6, "X"),
+	FLAG("--momentum", F_NUM, momentum, 0, 1, "X"),
+	FLAG("--weight-decay", F_NUM, weight_decay, 0, 1, "X"),
+	FLAG("--label-smoothing", F_NUM, label_smoothing, 0, 1, "X"),
+	FLAG("--lr-warmup", F_INT, lr_warmup, 0, 100000000, "N"),
+	FLAG("--shard", F_INT, shard, 0, 1000000, "R"),
+	FLAG("--bucket-mb", F_NUM, bucket_mb, 0.001, 1e6, "X"),
+	FLAG("--layout", F_CHOICE, layout, BK_LAYOUT_BLOCKED, 0, "blocked|nhwc"),
+	FLAG("--verbose", F_SWITCH, verbose, 0, 0, NULL),
+	FLAG("--export", F_STR, export_dir, 0, 0, "DIR"),
+	FLAG("--loss-scale", F_NUM, loss_scale, 1, 16777216, "N"),
+	FLAG("--allreduce", F_MODE, allreduce, 0, 0, NULL),
+};
+enum { NFLAGS = sizeof flags / sizeof flags[0], USAGE_WIDTH = 80 };
+
+/* The synopsis, wrapped at USAGE_WIDTH columns after lib's "usage: ":
+ * "bench [--describe] [--batch B] ..." for training, then the mode's
+ * "bench --allreduce [--min-bytes N] ..." from allreduce.h's table. */
+static struct {
+	char text[2048];
+	size_t len;
+	int col;
+} syn = {.col = 7};
+
+static void syn_put(const char *s)
 {
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (end == s || *end != '\0')
-		bad(flag, "is not an integer", s);
-	if (errno == ERANGE || v < lo || v > hi) {
-		fprintf(stderr, "bench: %s: '%s' is out of range [%lld, %lld]\n", flag, s, lo, hi);
-		comm_abort(2);
+	for (; *s && syn.len + 1 < sizeof syn.text; s++) {
+		syn.text[syn.len++] = *s;
+		syn.col = *s == '\n' ? 0 : syn.col + 1;
 	}
-	return v;
 }
 
-static double num_flag(const char *flag, const char *s, double lo, double hi)
+static void syn_word(const char *name, const char *arg)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || *end != '\0' || !isfinite(v))
-		bad(flag, "is not a number", s);
-	if (errno == ERANGE || v < lo || v > hi) {
-		fprintf(stderr, "bench: %s: '%s' is out of range [%g, %g]\n", flag, s, lo, hi);
-		comm_abort(2);
+	char w[64];
+	snprintf(w, sizeof w, " [%s%s%s]", name, arg ? " " : "", arg ? arg : "");
+	if (syn.col + (int)strlen(w) > USAGE_WIDTH)
+		syn_put("\n            ");
+	syn_put(w);
+}
+
+static void make_usage(void)
+{
+	const struct flag *mode = NULL;
+	syn_put("bench");
+	for (const struct flag *f = flags; f < flags + NFLAGS; f++) {
+		if (f->kind == F_MODE)
+			mode = f;
+		else
+			syn_word(f->name, f->arg);
 	}
-	return v;
+	syn_put("\n       bench ");
+	syn_put(mode->name);
+	for (const struct allreduce_flag *f = allreduce_flags; f->name; f++)
+		syn_word(f->name, f->arg);
+	usage_text = syn.text;
+}
+
+static int is_allreduce_flag(const char *name)
+{
+	for (const struct allreduce_flag *f = allreduce_flags; f->name; f++)
+		if (!strcmp(f->name, name))
+			return 1;
+	return 0;
+}
+
+/* "'x' is not an integer", "'8' is out of range [32, 4096]" */
+static long long int_value(const struct flag *f, const char *v)
+{
+	const char *d = v + (*v == '-');
+	long n;
+	if (*d == '\0' || d[strspn(d, "0123456789")] != '\0')
+		die_usage("%s: '%s' is not an integer", f->name, v);
+	if (parse_long(v, (long)f->lo, (long)f->hi, &n) != 0)
+		die_usage("%s: '%s' is out of range [%.0f, %.0f]", f->name, v, f->lo, f->hi);
+	return n;
+}
+
+/* The value's index among f->arg's choices, plus f->lo; else "'fp16' is
+ * not fp32, tf32, amp or bf16". */
+static int choice_value(const struct flag *f, const char *v)
+{
+	int n = 0;
+	for (const char *p = f->arg; *p; n++) {
+		size_t len = strcspn(p, "|");
+		if (len == strlen(v) && !strncmp(p, v, len))
+			return (int)f->lo + n;
+		p += len + (p[len] == '|');
+	}
+	char list[128];
+	size_t k = 0;
+	int i = 0;
+	for (const char *p = f->arg; *p; i++) {
+		size_t len = strcspn(p, "|");
+		k += (size_t)snprintf(list + k, sizeof list - k, "%s%.*s",
+				      i == 0 ? "" : i == n - 1 ? " or " : ", ", (int)len, p);
+		p += len + (p[len] == '|');
+	}
+	die_usage("%s: '%s' is not %s", f->name, v, list);
+}
+
+static void set(config *c, const struct flag *f, const char *v)
+{
+	void *field = (char *)c + f->off;
+	double x;
+	switch (f->kind) {
+	case F_SWITCH:
+	case F_MODE:
+		*(int *)field = 1;
+		break;
+	case F_INT:
+		*(int *)field = (int)int_value(f, v);
+		break;
+	case F_I64:
+		*(long long *)field = int_value(f, v);
+		break;
+	case F_NUM:
+		if (parse_double(v, &x) != 0)
+			die_usage("%s: '%s' is not a number", f->name, v);
+		if (x < f->lo || x > f->hi)
+			die_usage("%s: '%s' is out of range [%g, %g]", f->name, v, f->lo, f->hi);
+		*(double *)field = x;
+		break;
+	case F_STR:
+		*(const char **)field = v;
+		break;
+	case F_CHOICE:
+		*(int *)field = choice_value(f, v);
+		break;
+	}
 }
 
 static void parse(config *c, int argc, char **argv)
 {
-	*c = (config){.batch = 16, .image = 224, .classes = 1000, .iters = 20, .warmup = 0,
-		      .threads = 0, .seed = 1, .lr = -1, .momentum = 0.9,
-		      .weight_decay = 1e-4, .label_smoothing = 0.0, .shard = -1,
+	*c = (config){.batch = 16, .image = 224, .classes = 1000, .iters = 20, .warmup = -1,
+		      .seed = 1, .lr = -1, .momentum = 0.9, .weight_decay = 1e-4, .shard = -1,
 		      .bucket_mb = 25.0, .precision = BK_FP32};
-	int warmup_set = 0;
-	probe_defaults(&c->probe);
+	allreduce_defaults(&c->ar);
 	for (int i = 1; i < argc; i++) {
-		const char *f = argv[i];
-		if (!strcmp(f, "--allreduce")) {
-			c->allreduce = 1;
-			continue;
-		}
-		/* the probe's own flags (--iters and --warmup are bench's) */
-		if (i + 1 < argc && strcmp(f, "--iters") && strcmp(f, "--warmup")) {
-			int r = probe_flag(&c->probe, f, argv[i + 1]);
-			if (r < 0)
-				comm_abort(2);
-			if (r > 0) {
-				i++;
-				continue;
-			}
-		}
-		if (!strcmp(f, "--describe")) {
-			c->describe = 1;
-			continue;
-		}
-		if (!strcmp(f, "--verbose")) {
-			c->verbose = 1;
-			continue;
-		}
-		if (!strcmp(f, "-h") || !strcmp(f, "--help"))
+		const char *name = argv[i];
+		if (!strcmp(name, "-h") || !strcmp(name, "--help"))
 			usage();
-		if (strncmp(f, "--", 2) != 0) {
-			fprintf(stderr, "bench: unexpected argument '%s'\n", f);
+		if (strncmp(name, "--", 2) != 0) {
+			warnf("unexpected argument '%s'", name);
 			usage();
 		}
-		static const char *valued[] = {"--batch", "--precision", "--image", "--classes",
-					       "--iters", "--warmup", "--threads", "--seed", "--lr",
-					       "--momentum", "--weight-decay", "--label-smoothing",
-					       "--lr-warmup", "--shard", "--bucket-mb", "--export",
-					       "--layout", "--loss-scale"};
-		int known = 0;
-		for (size_t j = 0; j < sizeof valued / sizeof valued[0]; j++)
-			known |= !strcmp(f, valued[j]);
-		if (!known) {
-			fprintf(stderr, "bench: unknown option '%s'\n", f);
+		const struct flag *f = flags;
+		while (f < flags + NFLAGS && strcmp(f->name, name) != 0)
+			f++;
+		int ours = f < flags + NFLAGS;
+		if (!ours && !is_allreduce_flag(name)) {
+			warnf("unknown option '%s'", name);
 			usage();
 		}
-		if (i + 1 >= argc) {
-			fprintf(stderr, "bench: %s needs a value\n", f);
+		int valued = !ours || f->arg;
+		if (valued && i + 1 >= argc) {
+			warnf("%s needs a value", name);
 			usage();
 		}
-		const char *v = argv[++i];
-		if (!strcmp(f, "--batch"))
-			c->batch = (int)int_flag(f, v, 1, 65536);
-		else if (!strcmp(f, "--image"))
-			c->image = (int)int_flag(f, v, 32, 4096);
-		else if (!strcmp(f, "--classes"))
-			c->classes = (int)int_flag(f, v, 2, 1000000);
-		else if (!strcmp(f, "--iters"))
-			c->iters = (int)int_flag(f, v, 1, 100000000);
-		else if (!strcmp(f, "--warmup")) {
-			c->warmup = (int)int_flag(f, v, 0, 100000000);
-			warmup_set = 1;
-			c->warmup_given = 1;
-		} else if (!strcmp(f, "--threads"))
-			c->threads = (int)int_flag(f, v, 1, 4096);
-		else if (!strcmp(f, "--seed"))
-			c->seed = int_flag(f, v, 0, 9007199254740992LL);
-		else if (!strcmp(f, "--lr-warmup"))
-			c->lr_warmup = (int)int_flag(f, v, 0, 100000000);
-		else if (!strcmp(f, "--shard"))
-			c->shard = (int)int_flag(f, v, 0, 1000000);
-		else if (!strcmp(f, "--lr"))
-			c->lr = num_flag(f, v, 0, 1e6);
-		else if (!strcmp(f, "--momentum"))
-			c->momentum = num_flag(f, v, 0, 1);
-		else if (!strcmp(f, "--weight-decay"))
-			c->weight_decay = num_flag(f, v, 0, 1);
-		else if (!strcmp(f, "--label-smoothing"))
-			c->label_smoothing = num_flag(f, v, 0, 1);
-		else if (!strcmp(f, "--bucket-mb"))
-			c->bucket_mb = num_flag(f, v, 0.001, 1e6);
-		else if (!strcmp(f, "--export"))
-			c->export_dir = v;
-		else if (!strcmp(f, "--loss-scale"))
-			c->loss_scale = (float)num_flag(f, v, 1, 16777216);
-		else if (!strcmp(f, "--layout")) {
-			if (!strcmp(v, "blocked"))
-				c->layout = BK_LAYOUT_BLOCKED;
-			else if (!strcmp(v, "nhwc"))
-				c->layout = BK_LAYOUT_NHWC;
-			else {
-				fprintf(stderr, "bench: --layout: '%s' is not blocked or nhwc\n", v);
-				comm_abort(2);
-			}
-		}
-		else if (!strcmp(f, "--precision")) {
-			static const char *names[] = {"fp32", "tf32", "amp", "bf16"};
-			static const int values[] = {BK_FP32, BK_TF32, BK_AMP, BK_BF16};
-			c->precision = -1;
-			for (int j = 0; j < 4; j++)
-				if (!strcmp(v, names[j]))
-					c->precision = values[j];
-			if (c->precision < 0) {
-				fprintf(stderr,
-					"bench: --precision: '%s' is not fp32, tf32, amp or bf16\n", v);
-				comm_abort(2);
-			}
-		}
+		if (ours)
+			set(c, f, valued ? argv[++i] : NULL);
+		else
+			allreduce_flag(&c->ar, name, argv[++i]);
 	}
-	if (warmup_set && c->warmup >= c->iters) {
-		fprintf(stderr, "bench: --warmup: '%d' must be less than --iters (%d)\n", c->warmup,
-			c->iters);
-		comm_abort(2);
-	}
+	if (c->warmup >= c->iters)
+		die_usage("--warmup: '%d' must be less than --iters (%d)", c->warmup, c->iters);
+	/* bench --allreduce takes bench's --iters, and --warmup when given */
+	c->ar.iters = c->iters;
+	if (c->warmup >= 0)
+		c->ar.warmup = c->warmup;
+	else
+		c->warmup = 0;
+}
+
+/* Every error on any rank ends the whole job. */
+static void end_all_ranks(int status)
+{
+	if (comm_size() > 1)
+		comm_abort(status);
 }
 
 static double now(void)
@@ -263,102 +299,13 @@ static bk_op *sgd_plan(const model *m)
 			hi[n - 1] += l->nw;
 			continue;
 		}
-		if (n > 0 && l->w < hi[n - 1]) {
-			fprintf(stderr, "bench: %s:%d: decayed weights out of order at %s\n",
-				__FILE__, __LINE__, l->name);
-			comm_abort(1);
-		}
+		if (n > 0 && l->w < hi[n - 1])
+			die("%s:%d: decayed weights out of order at %s", __FILE__, __LINE__,
+			    l->name);
 		lo[n] = l->w;
 		hi[n++] = l->w + l->nw;
 	}
 	return bk_sgd_plan(m->params, m->grads, m->momentum, m->nparams, lo, hi, n);
-}
-
-/* ---- export (doc/CONTRACT.md) ---- */
-
-static void die_errno(const char *what, const char *path)
-{
-	fprintf(stderr, "bench: %s: %s: %s\n", what, path, strerror(errno));
-	comm_abort(1);
-}
-
-static void write_file(const char *dir, const char *name, const void *data, size_t bytes)
-{
-	char path[4096], tmp[4200];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	FILE *f = fopen(tmp, "wb");
-	if (!f)
-		die_errno("--export", tmp);
-	if (bytes && fwrite(data, 1, bytes, f) != bytes)
-		die_errno("--export", tmp);
-	if (fclose(f) != 0)
-		die_errno("--export", tmp);
-	if (rename(tmp, path) != 0)
-		die_errno("--export", path);
-}
-
-static int by_offset(const void *a, const void *b)
-{
-	const layer *x = *(const layer *const *)a, *y = *(const layer *const *)b;
-	return x->w < y->w ? -1 : x->w > y->w;
-}
-
-static void write_manifest(const char *dir, const model *m)
-{
-	size_t cap = 65536, len = 0;
-	char *s = malloc(cap);
-	if (!s)
-		die_errno("--export", "manifest.tsv");
-	/* in offset order (torchvision's), whatever the order of the layers */
-	const layer *order[MODEL_MAX_LAYERS];
-	int n = 0;
-	for (int i = 0; i < m->nlayers; i++)
-		if (m->layers[i].nw)
-			order[n++] = &m->layers[i];
-	qsort(order, (size_t)n, sizeof order[0], by_offset);
-	for (int i = 0; i < n; i++) {
-		const layer *l = order[i];
-		const char *names[2] = {"weight", "bias"};
-		size_t off[2] = {l->w, l->b}, cnt[2] = {l->nw, l->nb};
-		for (int j = 0; j < 2; j++) {
-			if (!cnt[j])
-				continue;
-			char shape[64];
-			if (l->kind == L_CONV)
-				snprintf(shape, sizeof shape, "%dx%dx%dx%d", l->cout, l->cin, l->k,
-					 l->k);
-			else if (l->kind == L_FC && j == 0)
-				snprintf(shape, sizeof shape, "%dx%d", l->cout, l->cin);
-			else
-				snprintf(shape, sizeof shape, "%zu", cnt[j]);
-			len += (size_t)snprintf(s + len, cap - len, "%s.%s\t%s\t%zu\t%zu\n", l->name,
-						names[j], shape, off[j], cnt[j]);
-			if (len >= cap - 256) {
-				fprintf(stderr, "bench: %s:%d: manifest too long\n", __FILE__, __LINE__);
-				comm_abort(1);
-			}
-		}
-	}
-	write_file(dir, "manifest.tsv", s, len);
-	free(s);
-}
-
-static void export_params(const char *dir, const char *name, const float *dev, size_t n)
-{
-	float *h = malloc(n * sizeof(float));
-	if (!h)
-		die_errno("--export", name);
-	bk_to_host(h, dev, n * sizeof(float));
-	write_file(dir, name, h, n * sizeof(float));
-	free(h);
-}
-
-static long peak_rss_mb(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return (ru.ru_maxrss + 1023) / 1024; /* ru_maxrss is in KiB on Linux */
 }
 
 static const char *precision_name(int p)
@@ -368,7 +315,10 @@ static const char *precision_name(int p)
 
 int main(int argc, char **argv)
 {
+	progname = "bench";
+	make_usage();
 	comm_init(&argc, &argv);
+	set_exit_hook(end_all_ranks);
 	config c;
 	parse(&c, argc, argv);
 	int rank = comm_rank(), size = comm_size();
@@ -378,10 +328,11 @@ int main(int argc, char **argv)
 	 * with another count (a host file with too few slots, a bad srun) would
 	 * log the wrong configuration. */
 	const char *want = getenv("DLBENCH_WORLD");
-	if (want && atoi(want) != size) {
+	long wanted;
+	if (want && (parse_long(want, 1, 1L << 30, &wanted) != 0 || wanted != size)) {
 		if (rank == 0)
-			fprintf(stderr, "bench: DLBENCH_WORLD=%s but the job has %d rank%s\n", want,
-				size, size == 1 ? "" : "s");
+			warnf("DLBENCH_WORLD=%s but the job has %d rank%s", want, size,
+			      size == 1 ? "" : "s");
 		comm_abort(1);
 	}
 
@@ -393,8 +344,7 @@ int main(int argc, char **argv)
 		return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
 	}
 	if (c.export_dir) {
-		if (access(c.export_dir, W_OK) != 0)
-			die_errno("--export", c.export_dir);
+		export_check(c.export_dir);
 		c.iters = 1;
 		c.warmup = 0;
 		c.lr_warmup = 0;
@@ -410,21 +360,18 @@ int main(int argc, char **argv)
 	if (c.lr < 0) /* Goyal et al.: 0.1 per 256 samples of global batch */
 		c.lr = 0.1 * c.batch * size / 256.0;
 
+	int scaled = bk_can_scale_loss() && c.precision == BK_AMP;
 	if (c.loss_scale > 0) {
-		if (!bk_cuda_set_loss_scale || c.precision != BK_AMP) {
-			fprintf(stderr, "bench: --loss-scale: only with --precision amp on CUDA\n");
-			comm_abort(2);
-		}
-		bk_cuda_set_loss_scale(c.loss_scale);
+		if (!scaled)
+			die_usage("--loss-scale: only with --precision amp on CUDA");
+		bk_set_loss_scale((float)c.loss_scale);
 	}
 	bk_config bc = {.precision = c.precision, .threads = c.threads,
 			.local_rank = comm_local_rank(), .verbose = c.verbose, .layout = c.layout};
 	bk_init(&bc);
-	if (c.allreduce) { /* bench --allreduce: the probe, no training */
-		c.probe.iters = c.iters;
-		if (c.warmup_given)
-			c.probe.warmup = c.warmup;
-		int rc = probe_check(&c.probe) != 0 ? 2 : probe_allreduce(&c.probe, stdout);
+	if (c.allreduce) { /* bench --allreduce: the benchmark, no training */
+		allreduce_check(&c.ar);
+		int rc = allreduce_run(&c.ar, stdout);
 		bk_finalize();
 		comm_finalize();
 		return fflush(stdout) == 0 && !ferror(stdout) ? rc : 1;
@@ -433,15 +380,11 @@ int main(int argc, char **argv)
 	model_plan(&m);
 
 	/* parameters: the same on every rank, from --seed */
-	float *host = malloc(m.nparams * sizeof(float));
-	float *stats = malloc(m.nstats * sizeof(float));
+	float *host = xmalloc(m.nparams * sizeof(float));
+	float *stats = xmalloc(m.nstats * sizeof(float));
 	size_t img = (size_t)3 * c.image * c.image;
-	float *input = malloc((size_t)c.batch * img * sizeof(float));
-	int32_t *labels = malloc((size_t)c.batch * sizeof(int32_t));
-	if (!host || !stats || !input || !labels) {
-		fprintf(stderr, "bench: out of memory\n");
-		comm_abort(1);
-	}
+	float *input = xmalloc((size_t)c.batch * img * sizeof(float));
+	int32_t *labels = xmalloc((size_t)c.batch * sizeof(int32_t));
 	model_init_params(&m, host, stats, (uint64_t)c.seed);
 	bk_to_device(m.params, host, m.nparams * sizeof(float));
 	bk_to_device(m.stats, stats, m.nstats * sizeof(float));
@@ -451,12 +394,9 @@ int main(int argc, char **argv)
 			    input + (size_t)i * img, &labels[i]);
 	bk_tensor_write(m.tensors[m.input].t, input);
 	bk_to_device(m.labels, labels, (size_t)c.batch * sizeof(int32_t));
-	if (c.export_dir && rank == 0) {
-		write_manifest(c.export_dir, &m);
-		write_file(c.export_dir, "params.f32", host, m.nparams * sizeof(float));
-		write_file(c.export_dir, "input.f32", input, (size_t)c.batch * img * sizeof(float));
-		write_file(c.export_dir, "labels.i32", labels, (size_t)c.batch * sizeof(int32_t));
-	}
+	int exporting = c.export_dir && rank == 0;
+	if (exporting)
+		export_start(c.export_dir, &m, host, input, labels);
 	free(host);
 	free(stats);
 	free(input);
@@ -467,10 +407,9 @@ int main(int argc, char **argv)
 	bk_op *sgd = sgd_plan(&m);
 	long global_batch = (long)c.batch * size;
 	if (rank == 0) {
-		fprintf(stderr, "bench: %s, %d rank(s), %d thread(s) each, %zu parameters, "
-				"%d gradient bucket(s), %.0f MB for activations and their gradients, "
-				"lr %g\n",
-			bk_name(), size, c.threads, m.nparams, bu.n, m.acts_bytes / 1048576.0, c.lr);
+		warnf("%s, %d rank(s), %d thread(s) each, %zu parameters, %d gradient bucket(s), "
+		      "%.0f MB for activations and their gradients, lr %g",
+		      bk_name(), size, c.threads, m.nparams, bu.n, m.acts_bytes / 1048576.0, c.lr);
 		printf("# bench model=resnet50 backend=%s nodes=%d gpus_per_node=%d "
 		       "batch_per_device=%d precision=%s image=%d data=synthetic\n",
 		       bk_name(), comm_nodes(), comm_local_size(), c.batch,
@@ -482,8 +421,7 @@ int main(int argc, char **argv)
 	double timed = 0.0;
 	for (int it = 1; it <= c.iters; it++) {
 		double t0 = now();
-		if (bk_cuda_step_begin)
-			bk_cuda_step_begin();
+		bk_step_begin();
 		model_forward(&m, (float)c.label_smoothing, 1.0f / (float)global_batch);
 		bu.next = 0;
 		model_backward(&m, size > 1 ? bucket_ready : NULL, &bu);
@@ -491,18 +429,8 @@ int main(int argc, char **argv)
 			bucket_ready(&bu, 0);
 			comm_allreduce_wait_all();
 		}
-		if (c.export_dir && rank == 0) {
-			tensor *z = &m.tensors[m.logits];
-			float *lg = malloc((size_t)c.batch * c.classes * sizeof(float));
-			if (!lg)
-				die_errno("--export", "logits.f32");
-			bk_sync();
-			bk_tensor_read(z->t, lg);
-			write_file(c.export_dir, "logits.f32", lg,
-				   (size_t)c.batch * c.classes * sizeof(float));
-			free(lg);
-			export_params(c.export_dir, "grads.f32", m.grads, m.nparams);
-		}
+		if (exporting)
+			export_gradients(c.export_dir, &m);
 		double lr = c.lr;
 		if (c.lr_warmup > 0 && it <= c.lr_warmup)
 			lr = c.lr * it / c.lr_warmup;
@@ -513,7 +441,7 @@ int main(int argc, char **argv)
 		double t1 = now();
 		struct timeval tv;
 		gettimeofday(&tv, NULL);
-		double step = bk_cuda_step_end ? bk_cuda_step_end() : t1 - t0;
+		double step = bk_step_end(t1 - t0);
 		if (it > c.warmup)
 			timed += step;
 		if (rank == 0) {
@@ -522,18 +450,13 @@ int main(int argc, char **argv)
 			       (long)tv.tv_usec);
 			fflush(stdout);
 		}
-		if (c.export_dir && rank == 0) {
-			char s[64];
-			int n = snprintf(s, sizeof s, "%.9g\n", gloss);
-			write_file(c.export_dir, "loss.txt", s, (size_t)n);
-			export_params(c.export_dir, "params_after.f32", m.params, m.nparams);
-		}
+		if (exporting)
+			export_after(c.export_dir, &m, gloss);
 	}
-	double mine = bk_cuda_peak_mem_mb ? bk_cuda_peak_mem_mb() : (double)peak_rss_mb();
-	long peak = (long)comm_max(mine);
-	if (rank == 0 && bk_cuda_loss_scale && c.precision == BK_AMP)
-		printf("# loss_scale=%g skipped_steps=%ld\n", (double)bk_cuda_loss_scale(),
-		       bk_cuda_skipped_steps());
+	long peak = (long)comm_max(bk_peak_mem_mb());
+	if (rank == 0 && scaled)
+		printf("# loss_scale=%g skipped_steps=%ld\n", (double)bk_loss_scale(),
+		       bk_skipped_steps());
 	if (rank == 0) {
 		int n = c.iters - c.warmup;
 		if (c.warmup > 0 || c.iters > 1)
@@ -546,7 +469,7 @@ int main(int argc, char **argv)
 	bk_finalize();
 	comm_finalize();
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "bench: write error on stdout\n");
+		warnf("write error on stdout");
 		return 1;
 	}
 	return 0;

@@ -9,13 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib.h"
 #include "model.h"
-
-static void die(const char *msg)
-{
-	fprintf(stderr, "bench: %s\n", msg);
-	exit(1);
-}
 
 /* ---- random numbers ---- */
 
@@ -112,7 +107,8 @@ static int finish(model *m, layer *l, int y)
 static int conv(model *m, const char *name, int x, int cout, int k, int stride, int pad)
 {
 	tensor *tx = &m->tensors[x];
-	int cin = tx->c, ho = (tx->h + 2 * pad - k) / stride + 1, wo = (tx->w + 2 * pad - k) / stride + 1;
+	int cin = tx->c, ho = (tx->h + 2 * pad - k) / stride + 1;
+	int wo = (tx->w + 2 * pad - k) / stride + 1;
 	layer *l = add_layer(m, L_CONV, name, x, -1);
 	l->cin = cin;
 	l->cout = cout;
@@ -351,9 +347,8 @@ static int span_by_off(const void *a, const void *b)
 
 static size_t place(span *s, int n)
 {
-	span **order = malloc((size_t)n * sizeof *order), **live = malloc((size_t)n * sizeof *live);
-	if (!order || !live)
-		die("out of memory");
+	span **order = xmalloc((size_t)n * sizeof *order);
+	span **live = xmalloc((size_t)n * sizeof *live);
 	for (int i = 0; i < n; i++)
 		order[i] = &s[i];
 	qsort(order, (size_t)n, sizeof *order, span_by_size);
@@ -419,7 +414,8 @@ void model_plan(model *m)
 		for (int j = 0; j < 2; j++)
 			if (in[j] >= 0 && in[j] != m->input && l->kind != L_CONV &&
 			    m->tensors[in[j]].last_use != i)
-				die("model: a gradient is first written by a layer that cannot add");
+				die("model: a gradient is first written by a layer that "
+				    "cannot add");
 	}
 	span all[2 * MODEL_MAX_TENSORS];
 	int n = 0, vi[MODEL_MAX_TENSORS], di[MODEL_MAX_TENSORS];
@@ -433,7 +429,6 @@ void model_plan(model *m)
 		}
 	}
 	m->acts_bytes = place(all, n);
-	m->dacts_bytes = 0;
 	for (int i = 0; i < T; i++) {
 		tensor *t = &m->tensors[i];
 		t->off = all[vi[i]].off;
@@ -447,13 +442,12 @@ void model_plan(model *m)
 	m->stats = bk_malloc(m->nstats * sizeof(float));
 	m->labels = bk_malloc((size_t)m->batch * sizeof(int32_t));
 	m->acts = bk_malloc(m->acts_bytes);
-	m->dacts = m->acts;
 	for (int i = 0; i < m->ntensors; i++) {
 		tensor *t = &m->tensors[i];
 		t->t = bk_tensor_create(t->kind, t->n, t->c, t->h, t->w, (char *)m->acts + t->off);
 		if (i != m->input)
 			t->d = bk_tensor_create(t->kind, t->n, t->c, t->h, t->w,
-						(char *)m->dacts + t->doff);
+						(char *)m->acts + t->doff);
 	}
 
 	for (int i = 0; i < m->nlayers; i++) {

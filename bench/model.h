@@ -76,8 +76,7 @@ typedef struct model {
 	int32_t *labels;   /* [batch] */
 	void *acts;        /* one arena: activations at tensor.off, their gradients
 			      at tensor.doff, placed by lifetime (model.c) */
-	void *dacts;       /* = acts */
-	size_t acts_bytes, dacts_bytes; /* arena size; dacts_bytes 0 */
+	size_t acts_bytes; /* the arena's size */
 } model;
 
 void model_build(model *m, int batch, int image, int classes);

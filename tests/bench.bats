@@ -137,7 +137,7 @@ bucket 15 11428928 12477503 1048576"* ]]
 	[ "$stderr" = "bench: --warmup: '3' must be less than --iters (3)" ]
 }
 
-@test "the log follows DESIGN.md: header, one line per iteration, end line" {
+@test "the log follows bench's format: header, one line per iteration, end line" {
 	run -0 --separate-stderr bench --image 32 --batch 2 --classes 10 --iters 3 --warmup 1
 	[ "${#lines[@]}" -eq 6 ]
 	[ "${lines[0]}" = "# bench model=resnet50 backend=cpu-onednn nodes=1 gpus_per_node=1 batch_per_device=2 precision=fp32 image=32 data=synthetic" ]
@@ -166,7 +166,7 @@ bucket 15 11428928 12477503 1048576"* ]]
 	awk -v f="$first" -v l="$last" 'BEGIN { exit !(f > 1.0 && l < 0.05) }'
 }
 
-@test "--export writes the files of doc/CONTRACT.md with consistent sizes" {
+@test "--export writes the files of doc/correctness.md with consistent sizes" {
 	d="$BATS_TEST_TMPDIR/x"
 	mkdir "$d"
 	run -0 bench --export "$d" --image 32 --batch 2 --classes 10

@@ -7,7 +7,7 @@ usage: torch_reference.py [--precision fp32|amp] [--lr X] [--momentum X]
        torch_reference.py --make-export DIR [--batch B] [--image PX]
                           [--classes K] [--seed S] [hyper-parameters]
 
-Reads DIR as written by `bench --export DIR` (doc/CONTRACT.md): manifest.tsv
+Reads DIR as written by `bench --export DIR` (doc/correctness.md): manifest.tsv
 (name, shape like 64x3x7x7, offset, count; one line per parameter tensor),
 params.f32, input.f32 (NCHW), labels.i32, logits.f32, loss.txt, grads.f32,
 params_after.f32. Batch, image size and classes follow from the files.

@@ -1,7 +1,8 @@
 /*
- * allreduce.c: bin/bench-allreduce (CPU: MPI) and bin/bench-cuda-allreduce
- * (GPU: NCCL), the allreduce probe of probe.h as a program of its own, like
- * nccl-tests' all_reduce_perf; `bench --allreduce` runs the same probe.
+ * bench/allreduce/main.c: bin/bench-allreduce (CPU: MPI) and
+ * bin/bench-cuda-allreduce (GPU: NCCL), the allreduce benchmark of
+ * allreduce.h as a program of its own, like nccl-tests' all_reduce_perf;
+ * `bench --allreduce` runs the same benchmark.
  *
  *   mpirun -np 2 bench-allreduce [--min-bytes N] [--max-bytes N] [--factor 2|4]
  *                                [--iters N] [--warmup N]
@@ -11,38 +12,45 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "allreduce.h"
 #include "backend.h"
 #include "comm.h"
-#include "allreduce.h"
+#include "lib.h"
 
-static const char *usage_text =
-    "usage: bench-allreduce [--min-bytes N] [--max-bytes N] [--factor 2|4] [--iters N] "
-    "[--warmup N]\n";
-
-int
-main(int argc, char **argv)
+/* Every error on any rank ends the whole job. */
+static void end_all_ranks(int status)
 {
-	struct probe_config pc;
+	if (comm_size() > 1)
+		comm_abort(status);
+}
 
+int main(int argc, char **argv)
+{
+	/* Its messages are bench's ("bench: --iters: ..."); its synopsis its own. */
+	static char synopsis[512];
+	size_t len = (size_t)snprintf(synopsis, sizeof synopsis, "bench-allreduce");
+	for (const struct allreduce_flag *f = allreduce_flags; f->name; f++)
+		len += (size_t)snprintf(synopsis + len, sizeof synopsis - len, " [%s %s]", f->name,
+					f->arg);
+	progname = "bench";
+	usage_text = synopsis;
+
+	struct allreduce_config ac;
 	comm_init(&argc, &argv);
-	probe_defaults(&pc);
+	set_exit_hook(end_all_ranks);
+	allreduce_defaults(&ac);
 	for (int i = 1; i < argc; i += 2) {
-		int r = i + 1 < argc ? probe_flag(&pc, argv[i], argv[i + 1]) : 0;
-
-		if (r == 0) {
+		if (i + 1 >= argc || !allreduce_flag(&ac, argv[i], argv[i + 1])) {
 			if (comm_rank() == 0)
-				fputs(usage_text, stderr);
+				fprintf(stderr, "usage: %s\n", usage_text);
 			comm_abort(2);
 		}
-		if (r < 0)
-			comm_abort(2);
 	}
-	if (probe_check(&pc) != 0)
-		comm_abort(2);
+	allreduce_check(&ac);
 
 	bk_config bc = {.precision = BK_FP32, .threads = 1, .local_rank = comm_local_rank()};
 	bk_init(&bc);
-	int rc = probe_allreduce(&pc, stdout);
+	int rc = allreduce_run(&ac, stdout);
 	bk_finalize();
 	comm_finalize();
 	if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -1,5 +1,5 @@
 /*
- * bench/backend_cpu.c: the ops of backend.h on oneDNN 2.6 (C API) for CPUs.
+ * bench/cpu/backend.c: the ops of backend.h on oneDNN 2.6 (C API) for CPUs.
  * Activations live in oneDNN's blocked layout (fp32: nChw16c, nChw8c
  * without AVX-512) or channels-last NHWC (bf16 under --precision amp),
  * --layout overrides; only the input image (NCHW fp32) and the classifier
@@ -18,22 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 #include <dnnl.h>
-#include <dnnl_debug.h>
 
 #include "backend.h"
+#include "dnnl_check.h"
 #include "elementwise.h"
+#include "lib.h"
 
-#define DNNL_CHECK(call)                                                                   \
-	do {                                                                               \
-		dnnl_status_t s_ = (call);                                                 \
-		if (s_ != dnnl_success) {                                                  \
-			fprintf(stderr, "bench: dnnl error at %s:%d: %s\n", __FILE__, __LINE__, \
-				dnnl_status2str(s_));                                      \
-			exit(1);                                                           \
-		}                                                                          \
-	} while (0)
 
 static dnnl_engine_t eng;
 static dnnl_stream_t strm;
@@ -41,36 +34,15 @@ static dnnl_data_type_t act_dt = dnnl_f32;
 static dnnl_format_tag_t act_tag = dnnl_nChw16c; /* set by bk_init */
 static int act_block = 16; /* channels per block of the blocked layout: the ISA's vector */
 static int verbose;
-static void *scratch;      /* shared scratchpad, grown before first use */
+/* Shared temporaries, grown (xgrow) at plan time to the largest any op
+ * needs; memories over them get their handle set at run time, so earlier
+ * plans see the final buffer. Sizes in bytes. */
+static void *scratch; /* the scratchpad of every primitive */
 static size_t scratch_size;
-static void *acc_tmp;      /* data gradient to be added (accumulating convolutions) */
+static void *acc_tmp; /* data gradient to be added (accumulating convolutions) */
 static size_t acc_tmp_size;
 static void *wtmp, *dwtmp; /* a convolution's weights / weight gradient in its layout */
 static size_t wtmp_size, dwtmp_size;
-
-/* Grow a shared temporary at plan time; memories over it get their handle
- * set at run time, so earlier plans see the final buffer. */
-static void *xmalloc(size_t n);
-static void grow(void **p, size_t *cap, size_t need)
-{
-	if (need <= *cap)
-		return;
-	free(*p);
-	*p = xmalloc(need);
-	*cap = need;
-}
-
-static void *xmalloc(size_t n)
-{
-	void *p = NULL;
-	if (n == 0)
-		n = 64;
-	if (posix_memalign(&p, 64, (n + 63) & ~(size_t)63) != 0) {
-		fprintf(stderr, "bench: out of memory (%zu bytes)\n", n);
-		exit(1);
-	}
-	return p;
-}
 
 /* Large buffers are fresh anonymous mappings: zero without being touched,
  * so resident memory grows only with what a step really uses. */
@@ -85,16 +57,16 @@ void *bk_malloc(size_t bytes)
 				continue;
 			void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 				       -1, 0);
-			if (p == MAP_FAILED) {
-				fprintf(stderr, "bench: out of memory (%zu bytes)\n", bytes);
-				exit(1);
-			}
+			if (p == MAP_FAILED)
+				die("out of memory (%zu bytes)", bytes);
 			maps[i].p = p;
 			maps[i].n = bytes;
 			return p;
 		}
 	}
-	void *p = xmalloc(bytes);
+	void *p = NULL;
+	if (posix_memalign(&p, 64, bytes ? (bytes + 63) & ~(size_t)63 : 64) != 0)
+		die("out of memory (%zu bytes)", bytes);
 	memset(p, 0, bytes);
 	return p;
 }
@@ -117,6 +89,21 @@ void bk_to_device(void *dev, const void *host, size_t bytes) { memcpy(dev, host,
 void bk_to_host(void *host, const void *dev, size_t bytes) { memcpy(host, dev, bytes); }
 void bk_sync(void) { DNNL_CHECK(dnnl_stream_wait(strm)); }
 const char *bk_name(void) { return "cpu-onednn"; }
+
+/* Nothing on the CPU scales the loss or times a step but the host. */
+int bk_can_scale_loss(void) { return 0; }
+void bk_set_loss_scale(float scale) { (void)scale; }
+float bk_loss_scale(void) { return 0.0f; }
+long bk_skipped_steps(void) { return 0; }
+void bk_step_begin(void) {}
+double bk_step_end(double host_s) { return host_s; }
+
+double bk_peak_mem_mb(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)((ru.ru_maxrss + 1023) / 1024); /* ru_maxrss is in KiB on Linux */
+}
 
 static int cpu_has(const char *flag)
 {
@@ -144,14 +131,12 @@ void bk_init(const bk_config *cfg)
 	verbose = cfg->verbose;
 	if (cfg->precision == BK_AMP || cfg->precision == BK_BF16) {
 		if (!cpu_has("avx512_bf16") && !cpu_has("amx_bf16")) {
-			fprintf(stderr, "bench: --precision amp: this CPU has neither AVX512_BF16 "
-					"nor AMX; bf16 training needs one of them (use fp32)\n");
-			exit(2);
+			die_usage("--precision amp: this CPU has neither AVX512_BF16 nor AMX; "
+				  "bf16 training needs one of them (use fp32)");
 		}
 		act_dt = dnnl_bf16;
 	} else if (cfg->precision != BK_FP32) {
-		fprintf(stderr, "bench: --precision: the CPU backend runs fp32, amp and bf16 only\n");
-		exit(2);
+		die_usage("--precision: the CPU backend runs fp32, amp and bf16 only");
 	}
 	/* The blocked layout has one vector of channels per block: nChw16c
 	 * with AVX-512, nChw8c with AVX2, where oneDNN 2.6 has no nChw16c
@@ -184,6 +169,7 @@ void bk_finalize(void)
 	free(wtmp);
 	free(dwtmp);
 	scratch = acc_tmp = wtmp = dwtmp = NULL;
+	scratch_size = acc_tmp_size = wtmp_size = dwtmp_size = 0;
 	DNNL_CHECK(dnnl_stream_destroy(strm));
 	DNNL_CHECK(dnnl_engine_destroy(eng));
 }
@@ -314,7 +300,7 @@ static dnnl_primitive_desc_t pd_create(const void *desc, dnnl_primitive_attr_t a
 	if (verbose) {
 		const char *impl = "?";
 		DNNL_CHECK(dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl));
-		fprintf(stderr, "bench: %s: %s\n", what, impl);
+		warnf("%s: %s", what, impl);
 	}
 	return pd;
 }
@@ -338,11 +324,7 @@ static void prim_make(prim *p, const_dnnl_primitive_desc_t pd)
 	const dnnl_memory_desc_t *smd = query_md(pd, dnnl_query_scratchpad_md);
 	size_t sz = smd ? dnnl_memory_desc_get_size(smd) : 0;
 	if (sz) {
-		if (sz > scratch_size) {
-			free(scratch);
-			scratch = xmalloc(sz);
-			scratch_size = sz;
-		}
+		scratch = xgrow(scratch, &scratch_size, sz, 1);
 		p->scratch = mem_over(smd, scratch);
 		p->a[p->n++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, p->scratch};
 	}
@@ -351,8 +333,7 @@ static void prim_make(prim *p, const_dnnl_primitive_desc_t pd)
 static void prim_arg(prim *p, int arg, dnnl_memory_t m)
 {
 	if (p->n == MAX_ARGS) {
-		fprintf(stderr, "bench: %s:%d: too many primitive arguments\n", __FILE__, __LINE__);
-		exit(1);
+		die("%s:%d: too many primitive arguments", __FILE__, __LINE__);
 	}
 	p->a[p->n++] = (dnnl_exec_arg_t){arg, m};
 }
@@ -448,8 +429,7 @@ struct bk_op {
 
 static bk_op *op_new(int kind)
 {
-	bk_op *op = xmalloc(sizeof *op);
-	memset(op, 0, sizeof *op);
+	bk_op *op = xcalloc(1, sizeof *op);
 	op->kind = kind;
 	return op;
 }
@@ -541,7 +521,7 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 						      &y->md, s, p, p));
 	dnnl_primitive_desc_t fpd = pd_create(&cd, NULL, NULL, "conv fwd");
 	const dnnl_memory_desc_t *fw = query_md(fpd, dnnl_query_weights_md);
-	grow(&wtmp, &wtmp_size, dnnl_memory_desc_get_size(fw));
+	wtmp = xgrow(wtmp, &wtmp_size, dnnl_memory_desc_get_size(fw), 1);
 	op->m_wf = mem_over(fw, wtmp);
 	reorder_make(&op->r_wf, op->m_w, &wplain, op->m_wf, fw);
 	prim_make(&op->fwd, fpd);
@@ -554,7 +534,7 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 			&cd, dnnl_convolution_direct, &dx->md, &wany, &dy->md, s, p, p));
 		dnnl_primitive_desc_t bpd = pd_create(&cd, NULL, fpd, "conv bwd data");
 		const dnnl_memory_desc_t *bw = query_md(bpd, dnnl_query_weights_md);
-		grow(&wtmp, &wtmp_size, dnnl_memory_desc_get_size(bw));
+		wtmp = xgrow(wtmp, &wtmp_size, dnnl_memory_desc_get_size(bw), 1);
 		op->m_wb = mem_over(bw, wtmp);
 		reorder_make(&op->r_wb, op->m_w, &wplain, op->m_wb, bw);
 		dnnl_memory_t wm = op->m_wb;
@@ -562,7 +542,8 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 		if (op->accumulate) {
 			/* no sum post-op on backward data: compute into a
 			 * shared temporary, then dx += it */
-			grow(&acc_tmp, &acc_tmp_size, dnnl_memory_desc_get_size(&dx->md));
+			size_t need = dnnl_memory_desc_get_size(&dx->md);
+			acc_tmp = xgrow(acc_tmp, &acc_tmp_size, need, 1);
 			op->m_tmp = mem_over(&dx->md, acc_tmp);
 			dxm = op->m_tmp;
 			add_make(&op->add, dx->mem, op->m_tmp, &dx->md, 0, "conv dx add");
@@ -607,7 +588,7 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 	const dnnl_memory_desc_t *dwmd = query_md(wpd, dnnl_query_diff_weights_md);
 	dnnl_memory_t dwm = op->m_dw;
 	if (!dnnl_memory_desc_equal(dwmd, &wplain)) {
-		grow(&dwtmp, &dwtmp_size, dnnl_memory_desc_get_size(dwmd));
+		dwtmp = xgrow(dwtmp, &dwtmp_size, dnnl_memory_desc_get_size(dwmd), 1);
 		op->m_dwb = mem_over(dwmd, dwtmp);
 		dwm = op->m_dwb;
 		reorder_make(&op->r_dw, op->m_dwb, dwmd, op->m_dw, &wplain);
@@ -690,9 +671,7 @@ bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_te
 		  float momentum)
 {
 	if (z && (!relu || !dz || !y_kept)) {
-		fprintf(stderr, "bench: %s:%d: bn plan: an add needs the ReLU, dz and y kept\n",
-			__FILE__, __LINE__);
-		exit(1);
+		die("%s:%d: bn plan: an add needs the ReLU, dz and y kept", __FILE__, __LINE__);
 	}
 	bk_op *op = op_new(OP_BN);
 	op->x = x;
@@ -859,14 +838,12 @@ bk_op *bk_fc_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, cons
 	return op;
 }
 
-#define SGEMM_CHECK(call) DNNL_CHECK(call)
-
 void bk_fc_forward(bk_op *op)
 {
 	int n = op->x->n, in = op->x->c, out = op->y->c;
 	float *y = op->y->data;
 	/* y[n][out] = x[n][in] w[out][in]^T + b */
-	SGEMM_CHECK(dnnl_sgemm('N', 'T', n, out, in, 1.0f, op->x->data, in, op->w, in, 0.0f, y,
+	DNNL_CHECK(dnnl_sgemm('N', 'T', n, out, in, 1.0f, op->x->data, in, op->w, in, 0.0f, y,
 			       out));
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < out; j++)
@@ -878,10 +855,10 @@ void bk_fc_backward(bk_op *op)
 	int n = op->x->n, in = op->x->c, out = op->y->c;
 	const float *dy = op->dy->data;
 	/* dw[out][in] = dy^T x;  dx[n][in] = dy w;  db = column sums of dy */
-	SGEMM_CHECK(dnnl_sgemm('T', 'N', out, in, n, 1.0f, dy, out, op->x->data, in, 0.0f, op->dw,
+	DNNL_CHECK(dnnl_sgemm('T', 'N', out, in, n, 1.0f, dy, out, op->x->data, in, 0.0f, op->dw,
 			       in));
 	if (op->dx)
-		SGEMM_CHECK(dnnl_sgemm('N', 'N', n, in, out, 1.0f, dy, out, op->w, in, 0.0f,
+		DNNL_CHECK(dnnl_sgemm('N', 'N', n, in, out, 1.0f, dy, out, op->w, in, 0.0f,
 				       op->dx->data, in));
 	for (int j = 0; j < out; j++) {
 		float s = 0.0f;

@@ -1,5 +1,5 @@
 /*
- * bench/comm_mpi.c: comm.h over MPI. Started by a launcher (mpirun sets
+ * bench/cpu/comm_mpi.c: comm.h over MPI. Started by a launcher (mpirun sets
  * OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK), it runs MPI; started alone,
  * it is rank 0 of 1 and never touches MPI, so one process needs no launcher.
  * Gradient sums are MPI_Iallreduce in place; MPI_Testall at each start lets
@@ -12,18 +12,8 @@
 #include <mpi.h>
 
 #include "comm.h"
-
-#define MPI_CHECK(call)                                                                     \
-	do {                                                                                \
-		int e_ = (call);                                                            \
-		if (e_ != MPI_SUCCESS) {                                                    \
-			char s_[MPI_MAX_ERROR_STRING];                                      \
-			int n_ = 0;                                                         \
-			MPI_Error_string(e_, s_, &n_);                                      \
-			fprintf(stderr, "bench: mpi error at %s:%d: %s\n", __FILE__, __LINE__, s_); \
-			MPI_Abort(MPI_COMM_WORLD, 1);                                       \
-		}                                                                           \
-	} while (0)
+#include "lib.h"
+#include "mpi_check.h"
 
 static int on, rank, size = 1, local_rank, local_size = 1, nodes = 1;
 static MPI_Request reqs[COMM_MAX_PENDING];
@@ -66,9 +56,7 @@ void comm_allreduce_start(float *buf, size_t count)
 	if (!on || size == 1)
 		return;
 	if (npending == COMM_MAX_PENDING || count > INT_MAX) {
-		fprintf(stderr, "bench: %s:%d: allreduce bucket plan too fine or too large\n",
-			__FILE__, __LINE__);
-		MPI_Abort(MPI_COMM_WORLD, 1);
+		die("%s:%d: allreduce bucket plan too fine or too large", __FILE__, __LINE__);
 	}
 	MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, MPI_FLOAT, MPI_SUM,
 				 MPI_COMM_WORLD, &reqs[npending++]));
