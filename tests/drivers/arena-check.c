@@ -20,26 +20,16 @@
  * arena N bytes, R reads checked, K ready offsets checked, H hazards"; exit 1
  * if any.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
+#include "lib.h"
 #include "model.h"
 
 static int act_bytes = 4, all_read_y;
 static long reads, hazards;
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-	if (!p) {
-		fprintf(stderr, "test-arena-check: out of memory\n");
-		exit(1);
-	}
-	return p;
-}
 
 /* ---- memory: every allocation with a tag per byte ---- */
 
@@ -53,10 +43,8 @@ static int nblocks;
 
 void *bk_malloc(size_t bytes)
 {
-	if (nblocks == MAX_BLOCKS) {
-		fprintf(stderr, "test-arena-check: too many allocations\n");
-		exit(1);
-	}
+	if (nblocks == MAX_BLOCKS)
+		die("too many allocations");
 	struct block *b = &blocks[nblocks++];
 	b->p = xcalloc(bytes, 1);
 	b->n = bytes;
@@ -370,35 +358,28 @@ void bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothi
 	rd(logits, "logits (while their gradient is written)");
 }
 
-static int num(const char *what, const char *s, int lo, int hi)
+static int num(const char *what, const char *s, long lo, long hi)
 {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (end == s || *end || errno || v < lo || v > hi) {
-		fprintf(stderr, "test-arena-check: %s: '%s' is not an integer in [%d, %d]\n", what,
-			s, lo, hi);
-		exit(2);
-	}
+	long v;
+	if (parse_long(s, lo, hi, &v) != 0)
+		die_usage("%s: '%s' is not an integer in [%ld, %ld]", what, s, lo, hi);
 	return (int)v;
 }
 
 int main(int argc, char **argv)
 {
+	progname = "test-arena-check";
+	usage_text = "test-arena-check [-y] batch image bytes";
 	int a = 1;
 	if (a < argc && !strcmp(argv[a], "-y")) {
 		all_read_y = 1;
 		a++;
 	}
-	if (argc - a != 3) {
-		fprintf(stderr, "usage: test-arena-check [-y] batch image bytes\n");
-		return 2;
-	}
+	if (argc - a != 3)
+		usage();
 	int batch = num("batch", argv[a], 1, 1024), image = num("image", argv[a + 1], 32, 512);
-	if (strcmp(argv[a + 2], "2") && strcmp(argv[a + 2], "4")) {
-		fprintf(stderr, "test-arena-check: bytes: '%s' is not 2 or 4\n", argv[a + 2]);
-		return 2;
-	}
+	if (strcmp(argv[a + 2], "2") && strcmp(argv[a + 2], "4"))
+		die_usage("bytes: '%s' is not 2 or 4", argv[a + 2]);
 	act_bytes = argv[a + 2][0] - '0';
 	static model m;
 	model_build(&m, batch, image, 1000);

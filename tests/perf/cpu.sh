@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# bench/bench-cpu.sh — bench against PyTorch on this CPU (`make bench-cpu`).
+# tests/perf/cpu.sh — bench against PyTorch on this CPU (`make perf-cpu`).
 #
 # Runs, for batch 16 at 224 and 112 px, fp32 and amp (bf16): bin/bench and
 # pipelines/pytorch_synthetic.py (NCHW and channels_last, jemalloc preloaded,
-# the same threads), each REPEAT times, interleaved; bin/peak measures the
+# the same threads), each REPEAT times, interleaved; bin/perf-roof measures the
 # oneDNN convolution roof first. Prints a table on stdout: images/s (median
 # of the repeats, each from the iterations after the warm-up, see STAT),
 # bench's achieved GFLOP/s and its fraction of the roof, peak resident memory,
-# PyTorch's best layout; then the targets of issue 3, each PASS or MISS.
+# PyTorch's best layout; then bench's speed and memory targets against
+# PyTorch, each PASS or MISS.
 # Logs are kept in LOGS. Progress goes to stderr.
 #
 # Without AVX512_BF16 or AMX (oneDNN then has no bf16 convolution) the
@@ -16,22 +17,22 @@
 # Knobs (environment): STAT (median: images/s from the median step time of
 # the timed iterations; mean: from their total time), REPEAT (1), ITERS (30), WARMUP (10), BATCH (16),
 # SIZES ("224 112"), PRECISIONS ("fp32 amp"), THREADS (all cores), BENCH
-# (bin/bench), PEAK (bin/peak), PYTHON (/usr/bin/python3), JEMALLOC, LOGS
-# (build/bench-cpu), LAYOUTS ("nchw cl": PyTorch memory formats tried),
+# (bin/bench), PEAK (bin/perf-roof), PYTHON (/usr/bin/python3), JEMALLOC, LOGS
+# (build/perf-cpu), LAYOUTS ("nchw cl": PyTorch memory formats tried),
 # REPORT_ONLY (non-empty: run nothing, print the table from the complete logs
 # already in LOGS, e.g. of a run cut short).
 set -eu -o pipefail
 export LC_ALL=C
 
-prog=bench-cpu
-root=$(cd "$(dirname "$0")/.." && pwd)
+prog=perf-cpu
+root=$(cd "$(dirname "$0")/../.." && pwd)
 precisions_given=${PRECISIONS+1}
 REPEAT=${REPEAT:-1} ITERS=${ITERS:-30} WARMUP=${WARMUP:-10} BATCH=${BATCH:-16}
 SIZES=${SIZES:-224 112} PRECISIONS=${PRECISIONS:-fp32 amp} LAYOUTS=${LAYOUTS:-nchw cl}
 THREADS=${THREADS:-$(nproc)} STAT=${STAT:-median}
-BENCH=${BENCH:-$root/bin/bench} PEAK=${PEAK:-$root/bin/peak} PYTHON=${PYTHON:-/usr/bin/python3}
+BENCH=${BENCH:-$root/bin/bench} PEAK=${PEAK:-$root/bin/perf-roof} PYTHON=${PYTHON:-/usr/bin/python3}
 JEMALLOC=${JEMALLOC:-/usr/lib/x86_64-linux-gnu/libjemalloc.so.2}
-LOGS=${LOGS:-$root/build/bench-cpu}
+LOGS=${LOGS:-$root/build/perf-cpu}
 TORCH_SCRIPT=$root/pipelines/pytorch_synthetic.py
 
 die() { echo "$prog: $*" >&2; exit 1; }
@@ -41,7 +42,7 @@ for v in REPEAT ITERS WARMUP BATCH THREADS; do
 done
 ((WARMUP < ITERS)) || { echo "$prog: WARMUP=$WARMUP must be below ITERS=$ITERS" >&2; exit 2; }
 [ -x "$BENCH" ] || die "$BENCH: not built (make bin/bench)"
-[ -x "$PEAK" ] || die "$PEAK: not built (make bin/peak)"
+[ -x "$PEAK" ] || die "$PEAK: not built (make bin/perf-roof)"
 have_torch=1
 "$PYTHON" -c 'import torch, torchvision' 2>/dev/null || {
 	have_torch=0
@@ -79,7 +80,7 @@ rate() {
 			t += st; s += sp * st; n++; step[n] = st
 		}
 		END {
-			if (n == 0 || t <= 0) { printf "%s: %s: no iterations after the warm-up\n", "bench-cpu", f > "/dev/stderr"; exit 1 }
+			if (n == 0 || t <= 0) { printf "%s: %s: no iterations after the warm-up\n", "perf-cpu", f > "/dev/stderr"; exit 1 }
 			if (stat == "mean") { printf "%.2f\n", s / t; exit }
 			for (i = 2; i <= n; i++) { v = step[i]; for (j = i - 1; j >= 1 && step[j] > v; j--) step[j + 1] = step[j]; step[j + 1] = v }
 			m = n % 2 ? step[(n + 1) / 2] : (step[n / 2] + step[n / 2 + 1]) / 2
@@ -117,7 +118,7 @@ run_torch() { # px prec layout rep -> log path
 if [ -z "${REPORT_ONLY:-}" ]; then
 	echo "$prog: roof: $PEAK (single oneDNN convolutions of ResNet50's shapes, batch 16)" >&2
 	"$PEAK" -b 16 -n 5 >"$LOGS/peak.txt" 2>"$LOGS/peak.err" ||
-		die "peak failed: $(tail -n 1 "$LOGS/peak.err")"
+		die "roof failed: $(tail -n 1 "$LOGS/peak.err")"
 fi
 roof_fp32=$(awk '$1 == "roof" && $2 == "fp32" { print $3 }' "$LOGS/peak.txt")
 roof_bf16=$(awk '$1 == "roof" && $2 == "bf16" { print $3 }' "$LOGS/peak.txt")
@@ -163,9 +164,9 @@ medm() { printf '%s' "${M[$1]-}" | median; }
 # backward-data, backward-weights; a multiply-add counts 2).
 gflop_per_image() { awk -v p="$1" 'BEGIN { printf "%.4f\n", 24.5 * (p / 224) ^ 2 }'; }
 
-echo "# bench-cpu $(date -u -r "$LOGS/peak.txt" +%Y-%m-%dT%H:%MZ)${REPORT_ONLY:+ (report of logs)}: $(nproc) cores, $THREADS threads, batch $BATCH," \
+echo "# perf-cpu $(date -u -r "$LOGS/peak.txt" +%Y-%m-%dT%H:%MZ)${REPORT_ONLY:+ (report of logs)}: $(nproc) cores, $THREADS threads, batch $BATCH," \
 	"$ITERS iterations ($WARMUP warm-up), images/s from the $STAT step, median of $REPEAT run(s)"
-echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'); oneDNN roof (bin/peak):" \
+echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'); oneDNN roof (bin/perf-roof):" \
 	"fp32 $roof_fp32 GFLOP/s, bf16 $roof_bf16 GFLOP/s"
 echo "# bench: $bench_id;" \
 	"load average before: $(cat "$LOGS/load.before" 2>/dev/null || echo '?'), after:" \

@@ -1,8 +1,8 @@
 /*
- * peak.c — this machine's convolution roof: time single oneDNN convolutions of
- * ResNet50 v1.5's shapes (forward, backward-data, backward-weights) in fp32
- * and bf16, layouts chosen by oneDNN (format_tag any), and print the best
- * rate per precision. Reads nothing; writes on stdout one line per precision
+ * tests/perf/roof.c: bin/perf-roof, this machine's convolution roof. Times
+ * single oneDNN convolutions of ResNet50 v1.5's shapes (forward,
+ * backward-data, backward-weights) in fp32 and bf16, layouts chosen by
+ * oneDNN (format_tag any), and prints the best rate per precision. Reads nothing; writes on stdout one line per precision
  *
  *	roof fp32 345.6 GFLOP/s 128x128x3x3 s1 28x28 fwd
  *
@@ -10,8 +10,6 @@
  * and with -v one line per shape and direction on stderr. A multiply-add
  * counts as 2 FLOP. Threads: oneDNN's OpenMP (OMP_NUM_THREADS).
  */
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,36 +17,16 @@
 #include <unistd.h>
 
 #include <dnnl.h>
-#include <dnnl_debug.h>
 
-static const char *prog = "peak";
+#include "cpu/dnnl_check.h"
+#include "lib.h"
 
-#define DNNL_CHECK(call) dnnl_check((call), #call, __FILE__, __LINE__)
-
-static void dnnl_check(dnnl_status_t s, const char *what, const char *file, int line)
-{
-	if (s == dnnl_success)
-		return;
-	fprintf(stderr, "%s: dnnl error at %s:%d: %s (%s)\n", prog, file, line,
-		dnnl_status2str(s), what);
-	exit(1);
-}
-
-static void usage(void)
-{
-	fprintf(stderr, "usage: %s [-v] [-b batch] [-n reps] [-p precision]\n", prog);
-	exit(2);
-}
-
+/* A flag's integer in [lo, hi], else a usage error. */
 static long number(const char *s, const char *flag, long lo, long hi)
 {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi) {
-		fprintf(stderr, "%s: %s: %s: not a number in [%ld, %ld]\n", prog, flag, s, lo, hi);
-		exit(2);
-	}
+	long v;
+	if (parse_long(s, lo, hi, &v) != 0)
+		die_usage("%s: %s: not a number in [%ld, %ld]", flag, s, lo, hi);
 	return v;
 }
 
@@ -209,6 +187,8 @@ static double time_conv(const struct shape *c, int batch, int dir, dnnl_data_typ
 
 int main(int argc, char **argv)
 {
+	progname = "perf-roof";
+	usage_text = "perf-roof [-v] [-b batch] [-n reps] [-p precision]";
 	int batch = 16, reps = 5, verbose = 0, want_fp32 = 1, want_bf16 = 1, ch;
 	while ((ch = getopt(argc, argv, "b:n:p:v")) != -1) {
 		switch (ch) {
@@ -221,10 +201,8 @@ int main(int argc, char **argv)
 		case 'p':
 			want_fp32 = strcmp(optarg, "fp32") == 0;
 			want_bf16 = strcmp(optarg, "bf16") == 0;
-			if (!want_fp32 && !want_bf16) {
-				fprintf(stderr, "%s: -p: %s: want fp32 or bf16\n", prog, optarg);
-				exit(2);
-			}
+			if (!want_fp32 && !want_bf16)
+				die_usage("-p: %s: want fp32 or bf16", optarg);
 			break;
 		case 'v':
 			verbose = 1;
@@ -270,8 +248,8 @@ int main(int argc, char **argv)
 				snprintf(shp, sizeof shp, "%dx%dx%dx%d s%d %dx%d %s", c->oc, c->ic,
 					 c->k, c->k, c->s, c->h, c->h, dir_name[dir]);
 				if (verbose)
-					fprintf(stderr, "%s: %s %s %.3f ms %.1f GFLOP/s\n", prog,
-						precs[p].name, shp, t * 1e3, gf);
+					warnf("%s %s %.3f ms %.1f GFLOP/s", precs[p].name, shp,
+					      t * 1e3, gf);
 				if (gf > roof) {
 					roof = gf;
 					memcpy(where, shp, sizeof where);
@@ -283,9 +261,6 @@ int main(int argc, char **argv)
 	}
 	DNNL_CHECK(dnnl_stream_destroy(st));
 	DNNL_CHECK(dnnl_engine_destroy(eng));
-	if (fflush(stdout) == EOF || ferror(stdout)) {
-		fprintf(stderr, "%s: stdout: %s\n", prog, strerror(errno));
-		return 1;
-	}
+	finish_output();
 	return 0;
 }
