@@ -18,22 +18,10 @@
 #include "formats/formats.h"
 #include "lib.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* A line of a grouped log, kept until the end of the file. */
-struct grec {
-	long long iter;
-	long epoch, order;
-	size_t ts, step, rate, loss; /* offsets into the arena; NONE = absent */
-	size_t tsn, stepn, raten, lossn;
-	long long ts_ns;
-	double stepv, ratev;
-};
-
-#define NONE ((size_t)-1)
 #define PENDING_MAX 32
 
 struct log {
@@ -54,10 +42,7 @@ struct log {
 		char *text;
 	} pending[PENDING_MAX]; /* configuration lines before the format was known */
 	int npending;
-	struct grec *g; /* grouped logs */
-	size_t ng, gcap;
-	char *arena;
-	size_t alen, acap;
+	struct ranks *ranks; /* a grouped format's lines */
 };
 
 static int dlperf;
@@ -93,13 +78,20 @@ static void oput(const char *p, size_t n)
 	olen += n;
 }
 
+static void oc(char c)
+{
+	if (olen == sizeof obuf)
+		oflush();
+	obuf[olen++] = c;
+}
+
 static void otxt(struct txt t, char end)
 {
 	if (t.p)
 		oput(t.p, t.n);
 	else
-		oput("-", 1);
-	oput(&end, 1);
+		oc('-');
+	oc(end);
 }
 
 /* ---- records ----------------------------------------------------------- */
@@ -150,126 +142,11 @@ static double txt_num(struct txt t)
 	return strtod(buf, NULL);
 }
 
-/* ---- several ranks in one log: kept, one record per iteration ---------- */
-
-static size_t arena_put(struct log *lg, struct txt t, size_t *n)
+/* A record of a grouped log (ranks_flush): its iteration as a number. */
+static void emit_group(void *lg, long long iter, struct txt ts, struct txt step, struct txt rate,
+		       struct txt loss)
 {
-	*n = t.p ? t.n : 0;
-	if (!t.p)
-		return NONE;
-	lg->arena = xgrow(lg->arena, &lg->acap, lg->alen + t.n, 1);
-	memcpy(lg->arena + lg->alen, t.p, t.n);
-	lg->alen += t.n;
-	return lg->alen - t.n;
-}
-
-static struct txt arena_txt(struct log *lg, size_t off, size_t n)
-{
-	return off == NONE ? (struct txt){NULL, 0} : (struct txt){lg->arena + off, n};
-}
-
-static void keep(struct log *lg, const struct it *it)
-{
-	lg->g = xgrow(lg->g, &lg->gcap, lg->ng + 1, sizeof *lg->g);
-	struct grec *r = &lg->g[lg->ng];
-	r->iter = it->iter;
-	r->epoch = it->epoch;
-	r->order = (long)lg->ng++;
-	r->ts = arena_put(lg, it->ts, &r->tsn);
-	r->step = arena_put(lg, it->step, &r->stepn);
-	r->rate = arena_put(lg, it->rate, &r->raten);
-	r->loss = arena_put(lg, it->loss, &r->lossn);
-	r->ts_ns = it->ts_ns;
-	r->stepv = it->step.p ? txt_num(it->step) : NAN;
-	r->ratev = it->rate.p ? txt_num(it->rate) : NAN;
-}
-
-static int grec_cmp(const void *a, const void *b)
-{
-	const struct grec *x = a, *y = b;
-
-	if (x->iter != y->iter)
-		return x->iter < y->iter ? -1 : 1;
-	return (x->order > y->order) - (x->order < y->order);
-}
-
-/* A grouped value: the text of a single line, else the median in shortest form. */
-static struct txt group_value(struct log *lg, struct grec *g, size_t n, int rate, double *vals,
-			      char *buf, size_t size, double *out)
-{
-	size_t k = 0, first = NONE, firstn = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		size_t off = rate ? g[i].rate : g[i].step;
-		if (off == NONE)
-			continue;
-		if (first == NONE) {
-			first = off;
-			firstn = rate ? g[i].raten : g[i].stepn;
-		}
-		vals[k++] = rate ? g[i].ratev : g[i].stepv;
-	}
-	if (k == 0)
-		return (struct txt){NULL, 0};
-	*out = median_of(vals, k);
-	if (k == 1)
-		return arena_txt(lg, first, firstn);
-	fmt_shortest(buf, size, *out);
-	return (struct txt){buf, strlen(buf)};
-}
-
-/* Number the epochs of a grouped log: each continues where the previous
- * one's longest rank ended. */
-static void number_epochs(struct log *lg, struct grec *g, size_t n)
-{
-	long maxe = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (g[i].epoch > maxe)
-			maxe = g[i].epoch;
-	if ((size_t)maxe >= n)
-		die("%s: epoch %ld: earlier epochs have no iteration lines", lg->in.name, maxe);
-	long long *len = xcalloc((size_t)maxe + 1, sizeof *len);
-	for (size_t i = 0; i < n; i++)
-		if (g[i].iter > len[g[i].epoch])
-			len[g[i].epoch] = g[i].iter;
-	for (long e = 0; e <= maxe; e++)
-		if (len[e] == 0)
-			die("%s: epoch %ld has no iteration lines, later epochs cannot be numbered",
-			    lg->in.name, e);
-	for (long e = 1; e <= maxe; e++)
-		len[e] += len[e - 1];
-	for (size_t i = 0; i < n; i++)
-		if (g[i].epoch > 0)
-			g[i].iter += len[g[i].epoch - 1];
-	free(len);
-}
-
-static void flush_groups(struct log *lg)
-{
-	struct grec *g = lg->g;
-	size_t n = lg->ng;
-
-	if (lg->fmt->numbering == NUM_EPOCHS)
-		number_epochs(lg, g, n);
-	qsort(g, n, sizeof *g, grec_cmp);
-	double *vals = xmalloc(n * sizeof *vals);
-	for (size_t i = 0, j; i < n; i = j) {
-		char sbuf[48], rbuf[48];
-		double rate = NAN, step = NAN;
-		size_t latest = i;
-		for (j = i; j < n && g[j].iter == g[i].iter; j++)
-			if (g[j].ts != NONE && g[j].ts_ns > g[latest].ts_ns)
-				latest = j;
-		struct txt st = group_value(lg, g + i, j - i, 0, vals, sbuf, sizeof sbuf, &step);
-		struct txt rt = group_value(lg, g + i, j - i, 1, vals, rbuf, sizeof rbuf, &rate);
-		if (lg->fmt->derive == DERIVE_RATE && !st.p && rt.p)
-			st = derived_step(lg, 1, rate, sbuf, sizeof sbuf);
-		emit(lg, g[i].iter, (struct txt){NULL, 0},
-		     arena_txt(lg, g[latest].ts, g[latest].tsn), st, rt,
-		     arena_txt(lg, g[i].loss, g[i].lossn));
-	}
-	free(vals);
+	emit(lg, iter, (struct txt){NULL, 0}, ts, step, rate, loss);
 }
 
 /* ---- one iteration line ------------------------------------------------ */
@@ -307,7 +184,7 @@ static void add(struct log *lg, struct it *it)
 	}
 	lg->nrec++;
 	if (f->grouped && !dlperf) {
-		keep(lg, it);
+		ranks_keep(&lg->ranks, it);
 		return;
 	}
 	if (f->derive != DERIVE_NONE && !it->step.p) {
@@ -403,8 +280,6 @@ static void grep_log(const char *path)
 	struct it it;
 	const char *at;
 
-	free(lg.g);
-	free(lg.arena);
 	memset(&lg, 0, sizeof lg);
 	lg.sc.in = &lg.in;
 	lg.sc.dlperf = dlperf;
@@ -436,8 +311,8 @@ static void grep_log(const char *path)
 		if (lg.fmt->parse(&lg.sc, s, at, &it))
 			add(&lg, &it);
 	}
-	if (lg.fmt && lg.fmt->grouped && !dlperf && lg.ng)
-		flush_groups(&lg);
+	if (lg.ranks)
+		ranks_flush(&lg.ranks, lg.fmt, lg.in.name, lg.tb, emit_group, &lg);
 	if (lg.nrec == 0) {
 		if (!lg.nonempty)
 			die("%s: empty log", lg.in.name);

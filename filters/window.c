@@ -29,6 +29,8 @@
 #include "lib.h"
 
 #include <math.h>
+#include <search.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,42 +68,24 @@ static int opt_method = -1;
 
 /* ---- runs already finished: a duplicate is an error ------------------- */
 
-static char **seen;
-static size_t nseen, capseen;
+static void *seen; /* tsearch's tree of framework/key/run names */
 
-static uint64_t hash(const char *s, size_t n)
+static int cmp_name(const void *a, const void *b)
 {
-	uint64_t h = 1469598103934665603u;
-
-	while (n--)
-		h = (h ^ (unsigned char)*s++) * 1099511628211u;
-	return h;
+	return strcmp(a, b);
 }
 
-/* Insert id; returns 0 when it was there already. Open addressing. */
-static int seen_add(const char *id, size_t len)
+/* Insert name; returns 0 when it was there already. */
+static int seen_add(const char *name)
 {
-	if (2 * (nseen + 1) > capseen) {
-		size_t ncap = capseen ? 2 * capseen : 1024;
-		char **n = xcalloc(ncap, sizeof *n);
-		for (size_t i = 0; i < capseen; i++)
-			if (seen[i]) {
-				size_t j = hash(seen[i], strlen(seen[i])) & (ncap - 1);
-				while (n[j])
-					j = (j + 1) & (ncap - 1);
-				n[j] = seen[i];
-			}
-		free(seen);
-		seen = n;
-		capseen = ncap;
-	}
-	size_t j = hash(id, len) & (capseen - 1);
-	for (; seen[j]; j = (j + 1) & (capseen - 1))
-		if (strlen(seen[j]) == len && memcmp(seen[j], id, len) == 0)
-			return 0;
-	seen[j] = memcpy(xcalloc(len + 1, 1), id, len);
-	nseen++;
-	return 1;
+	char *copy = xstrdup(name), **p = tsearch(copy, &seen, cmp_name);
+
+	if (!p)
+		die("out of memory");
+	if (*p == copy)
+		return 1;
+	free(copy);
+	return 0;
 }
 
 /* ---- fields ----------------------------------------------------------- */
@@ -237,27 +221,16 @@ static void run_start(struct run *r, struct input *in)
 	snprintf(r->framework, sizeof r->framework, "%s", in->f[F_FRAMEWORK]);
 	key_format(&r->key, r->keytext, sizeof r->keytext);
 	snprintf(r->name, sizeof r->name, "%s/%s/%ld", r->framework, r->keytext, r->number);
-	if (!seen_add(r->name, strlen(r->name)))
+	if (!seen_add(r->name))
 		record_die(in, "duplicate run %s", r->name);
 	r->tb = (double)key_total_batch(&r->key);
 
 	r->dlperf = dlperf && r->fmt->dlperf_speed;
-	r->s = r->dlperf ? r->fmt->dlperf_skip : r->fmt->skip;
-	r->n = r->dlperf ? r->fmt->dlperf_count : r->fmt->count;
-	r->method = r->fmt->method;
-	if (opt_skip >= 0)
-		r->s = opt_skip;
-	if (opt_count >= 0)
-		r->n = opt_count;
-	if (opt_method >= 0)
-		r->method = (enum method)opt_method;
-
-	r->last = 0;
-	memset(&r->t0, 0, sizeof r->t0);
-	memset(&r->t1, 0, sizeof r->t1);
-	r->inwin = 0;
+	r->s = opt_skip >= 0 ? opt_skip : r->dlperf ? r->fmt->dlperf_skip : r->fmt->skip;
+	r->n = opt_count >= 0 ? opt_count : r->dlperf ? r->fmt->dlperf_count : r->fmt->count;
+	r->method = opt_method >= 0 ? (enum method)opt_method : r->fmt->method;
+	memset(&r->last, 0, offsetof(struct run, lines) - offsetof(struct run, last));
 	r->all_ts = r->all_step = r->all_rate = 1;
-	r->step_sum = r->rate_sum = r->derived_sum = 0;
 	r->nl = 0;
 }
 

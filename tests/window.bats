@@ -1,12 +1,13 @@
 #!/usr/bin/env bats
 # window: grep-iters records -> one throughput per run.
-# Fixtures (tests/fixtures/window/): the spec's samples as grep-iters records
-# written by hand: sample-a.tsv (§2.1 sample A as 2n8g_b128_fp32, run 1),
-# sample-b.tsv (sample B as 4n8g_b128_fp32, grouped by iteration) and
-# sample-b-lines.tsv (the same in file order, as grep-iters -c dlperf emits
-# it), dll.tsv (§2.2 as 2n8g_b128_fp32, stamps in UTC), oneflow.tsv and
-# bert.tsv (§2.10). dlperf/ holds one log per format for -c dlperf, made by
-# dlperf/make.py with numpy; <name>.expected is its expected output.
+# Fixtures (tests/fixtures/window/): the frameworks' sample lines as
+# grep-iters records written by hand: sample-a.tsv (PyTorch sample A as
+# 2n8g_b128_fp32, run 1), sample-b.tsv (sample B as 4n8g_b128_fp32, grouped
+# by iteration) and sample-b-lines.tsv (the same in file order, the records
+# of grep-iters -c dlperf without its mode line), dll.tsv (NGC PyTorch's DLL
+# sample as 2n8g_b128_fp32, stamps in UTC), oneflow.tsv and bert.tsv (the
+# OneFlow docstrings). dlperf/ holds one log per format for DLPerf's mode,
+# made by dlperf/make.py with numpy; <name>.expected is its expected output.
 
 bats_require_minimum_version 1.5.0
 load helper
@@ -17,112 +18,117 @@ rec() { # framework format key run iter ts step rate -> a record, loss 6.9
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t6.9\n' "$@"
 }
 
-# ---- spec §5.5, every row ------------------------------------------------
+# ---- the samples, every case (doc/dlperf.md) ------------------------------
 
-@test "§5.5 sample A, time, skip 0 count 5: 726.40 (reads 12.054 in full)" {
+@test "sample A, time, skip 0 count 5: 726.40 (reads 12.054 in full)" {
 	run -0 window -s 0 -n 5 "$F/sample-a.tsv"
 	[ "$output" = "$(printf 'pytorch\t2n8g_b128_fp32\t1\t726.40')" ]
 }
 
-@test "§5.5 sample A, time, skip 1 count 4: 4009.79" {
+@test "sample A, time, skip 1 count 4: 4009.79" {
 	run -0 window -s 1 -n 4 "$F/sample-a.tsv"
 	[ "$output" = "$(printf 'pytorch\t2n8g_b128_fp32\t1\t4009.79')" ]
 }
 
-@test "§5.5 sample A, time, skip 2 count 3: 5726.00" {
+@test "sample A, time, skip 2 count 3: 5726.00" {
 	run -0 window -s 2 -n 3 "$F/sample-a.tsv"
 	[ "$output" = "$(printf 'pytorch\t2n8g_b128_fp32\t1\t5726.00')" ]
 }
 
-@test "§5.5 sample A, default window: 5 iterations, need 120" {
+@test "sample A, default window: 5 iterations, need 120" {
 	run -1 --separate-stderr window "$F/sample-a.tsv"
 	[ -z "$output" ]
 	[ "$stderr" = "window: pytorch/2n8g_b128_fp32/1: 5 iterations, need 120" ]
 }
 
-@test "§5.5 sample A, DLPerf arguments 0 / 3: no kept lines is an error, not 0" {
+@test "sample A, DLPerf arguments 0 / 3: no kept lines is an error, not 0" {
 	run -1 --separate-stderr window -c dlperf -s 0 -n 3 "$F/sample-a.tsv"
 	[ -z "$output" ]
 	[ "$stderr" = "window: pytorch/2n8g_b128_fp32/1: 0 kept lines, need 3" ]
 }
 
-@test "§5.5 sample B, time, skip 11 count 3: 8285.91" {
+@test "sample B, time, skip 11 count 3: 8285.91" {
 	run -0 window -s 11 -n 3 "$F/sample-b.tsv"
 	[ "$output" = "$(printf 'pytorch\t4n8g_b128_fp32\t1\t8285.91')" ]
 }
 
-@test "§5.5 sample B in file order, -c dlperf arguments 0 / 3 (kept lines 1-3): 8285.91" {
+@test "sample B in file order, -c dlperf arguments 0 / 3 (kept lines 1-3): 8285.91" {
 	run -0 window -c dlperf -s 0 -n 3 "$F/sample-b-lines.tsv"
 	[ "$output" = "$(printf 'pytorch\t4n8g_b128_fp32\t1\t8285.91')" ]
 }
 
-@test "§5.5 sample B, time, skip 0 count 6: 1567.15" {
+@test "sample B, time, skip 0 count 6: 1567.15" {
 	run -0 window -s 0 -n 6 "$F/sample-b.tsv"
 	[ "$output" = "$(printf 'pytorch\t4n8g_b128_fp32\t1\t1567.15')" ]
 }
 
-@test "§5.5 sample B, skip 0 count 14: the gap 7-11 is an error" {
+@test "sample B, skip 0 count 14: the gap 7-11 is an error" {
 	run -1 --separate-stderr window -s 0 -n 14 "$F/sample-b.tsv"
 	[ "$stderr" = "window: pytorch/4n8g_b128_fp32/1: iterations 7-11 missing" ]
 }
 
-@test "§5.5 DLL sample, time, skip 6 count 6: 5137.30 from integer microseconds" {
+@test "DLL sample, time, skip 6 count 6: 5137.30 from integer microseconds" {
 	run -0 window -s 6 -n 6 "$F/dll.tsv"
 	[ "$output" = "$(printf 'ngc-pytorch\t2n8g_b128_fp32\t1\t5137.30')" ]
 }
 
-@test "§5.5 DLL sample, -c dlperf arguments 1 / 7: 5137.30 (DLPerf printed 5137.3)" {
+@test "DLL sample, -c dlperf arguments 1 / 7: 5137.30 (DLPerf printed 5137.3)" {
 	run -0 window -c dlperf -s 1 -n 6 "$F/dll.tsv"
 	[ "$output" = "$(printf 'ngc-pytorch\t2n8g_b128_fp32\t1\t5137.30')" ]
 }
 
-@test "§5.5 DLL sample, time, skip 1 count 11: 4434.64" {
+@test "DLL sample, time, skip 1 count 11: 4434.64" {
 	run -0 window -s 1 -n 11 "$F/dll.tsv"
 	[ "$output" = "$(printf 'ngc-pytorch\t2n8g_b128_fp32\t1\t4434.64')" ]
 }
 
-@test "§5.5 DLL sample, rate, skip 6 count 6: 10290.80" {
+@test "DLL sample, rate, skip 6 count 6: 10290.80" {
 	run -0 window -m rate -s 6 -n 6 "$F/dll.tsv"
 	[ "$output" = "$(printf 'ngc-pytorch\t2n8g_b128_fp32\t1\t10290.80')" ]
 }
 
-@test "§5.5 DLL sample, time, skip 0 count 12: no timestamp for the end of iteration 0" {
+@test "DLL sample, time, skip 0 count 12: no timestamp for the end of iteration 0" {
 	run -1 --separate-stderr window -s 0 -n 12 "$F/dll.tsv"
 	[ "$stderr" = "window: ngc-pytorch/2n8g_b128_fp32/1: no timestamp for the end of iteration 0" ]
 }
 
-@test "§5.5 DLL sample, default window: 12 iterations, need 120" {
+@test "DLL sample, default window: 12 iterations, need 120" {
 	run -1 --separate-stderr window "$F/dll.tsv"
 	[ "$stderr" = "window: ngc-pytorch/2n8g_b128_fp32/1: 12 iterations, need 120" ]
 }
 
-@test "§5.5 OneFlow cnns sample, skip 20 count 100: 5915.65 (difference of doubles)" {
+@test "OneFlow cnns sample, skip 20 count 100: 5915.65 (difference of doubles)" {
 	run -0 window "$F/oneflow.tsv"
 	[ "$output" = "$(printf 'oneflow\t2n8g_b128_fp32\t0\t5915.65')" ]
 }
 
-@test "§5.5 OneFlow cnns sample, -c dlperf: 5915.65 as DLPerf printed" {
+@test "OneFlow cnns sample, -c dlperf: 5915.65 as DLPerf printed" {
 	run -0 window -c dlperf "$F/oneflow.tsv"
 	[ "$output" = "$(printf 'oneflow\t2n8g_b128_fp32\t0\t5915.65')" ]
 }
 
-@test "§5.5 OneFlow cnns sample, skip 20 count 50: no record ends at iteration 70" {
+@test "OneFlow cnns sample, skip 20 count 50: no record ends at iteration 70" {
 	run -1 --separate-stderr window -s 20 -n 50 "$F/oneflow.tsv"
 	[ "$stderr" = "window: oneflow/2n8g_b128_fp32/0: no record ends at iteration 70" ]
 }
 
-@test "§5.5 OneFlow BERT sample, skip 20 count 100: 140.20" {
+@test "OneFlow BERT sample, skip 20 count 100: 140.20" {
 	run -0 window "$F/bert.tsv"
 	[ "$output" = "$(printf 'oneflow-bert\t1n1g_b24_fp32\t0\t140.20')" ]
 }
 
-# (§5.5 "path says 1 node, body 2" is grep-iters' error: window never sees paths.)
+# ("path says 1 node, body 2" is grep-iters' error: window never sees paths.)
 
-# ---- -c dlperf, one format each (spec §2 "DLPerf's method") ----------------
+# ---- DLPerf's mode, one format each (doc/dlperf.md) ------------------------
 
+# With -c dlperf, and as grep-iters -c dlperf writes it: the mode line
+# first, which window copies.
 check_dlperf() {
 	run -0 --separate-stderr window -c dlperf "$F/dlperf/$1.tsv"
 	[ "$output" = "$(cat "$F/dlperf/$1.expected")" ]
+	[ -z "$stderr" ]
+	run -0 --separate-stderr bash -c 'echo "# mode=dlperf" | cat - "$1" | window' _ "$F/dlperf/$1.tsv"
+	[ "$output" = "$(echo '# mode=dlperf'; cat "$F/dlperf/$1.expected")" ]
 	[ -z "$stderr" ]
 }
 
@@ -197,6 +203,49 @@ check_dlperf() {
 @test "-c dlperf and -m exclude each other" {
 	run -2 --separate-stderr window -c dlperf -m rate /dev/null
 	[ "$stderr" = "window: -m: DLPerf's method is fixed per format with -c dlperf" ]
+}
+
+# ---- meta lines ---------------------------------------------------------------
+
+@test "a mode line switches window to DLPerf's method; without it the same records are ours" {
+	run -0 --separate-stderr bash -c '{ echo "# mode=dlperf"; cat "$1"; } | window -s 0 -n 3' _ "$F/sample-b-lines.tsv"
+	[ "$output" = "$(printf '# mode=dlperf\npytorch\t4n8g_b128_fp32\t1\t8285.91')" ]
+	run -1 --separate-stderr window -s 0 -n 3 "$F/sample-b-lines.tsv"
+	[ "$stderr" = "window: pytorch/4n8g_b128_fp32/1: iterations 1-3 missing" ]
+}
+
+@test "grep-iters -c dlperf | window gives DLPerf's figure with the mode line first" {
+	run -0 --separate-stderr bash -c 'grep-iters -c dlperf "$1" | window -s 0 -n 3' _ "$FIXTURES/grep-iters/pytorch/sample-b/4n8g/r50_b128_fp32_1.log"
+	[ "$output" = "$(printf '# mode=dlperf\npytorch\t4n8g_b128_fp32\t1\t8285.91')" ]
+	[ -z "$stderr" ]
+}
+
+@test "meta lines are copied to the output in input order" {
+	run -0 --separate-stderr bash -c '{ echo "# mode=dlperf"; echo "# note=x  y=2"; cat "$1"; } | window' _ "$F/dlperf/tensorflow.tsv"
+	[ "$output" = "$(echo '# mode=dlperf'; echo '# note=x  y=2'; cat "$F/dlperf/tensorflow.expected")" ]
+}
+
+@test "a mode line after the first record is an error naming file and line" {
+	{ head -n 2 "$F/dlperf/tensorflow.tsv"; echo "# mode=dlperf"; tail -n +3 "$F/dlperf/tensorflow.tsv"; } > "$BATS_TEST_TMPDIR/m"
+	run -1 --separate-stderr window "$BATS_TEST_TMPDIR/m"
+	[ "$stderr" = "window: $BATS_TEST_TMPDIR/m:3: mode line after the first record" ]
+	[ -z "$output" ]
+}
+
+@test "a mode line after the first record of an earlier file is an error too" {
+	{ echo "# mode=dlperf"; cat "$F/dlperf/tensorflow.tsv"; } > "$BATS_TEST_TMPDIR/a"
+	run -1 --separate-stderr window "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/a"
+	[ "$stderr" = "window: $BATS_TEST_TMPDIR/a:1: mode line after the first record" ]
+}
+
+@test "a mode other than dlperf is an error" {
+	run -1 --separate-stderr window <<<'# mode=fast'
+	[ "$stderr" = "window: <stdin>:1: mode 'fast' is not dlperf" ]
+}
+
+@test "-m and a mode line exclude each other" {
+	run -1 --separate-stderr window -m rate <<<'# mode=dlperf'
+	[ "$stderr" = "window: <stdin>:1: -m: DLPerf's method is fixed per format with mode=dlperf" ]
 }
 
 # ---- ours: sources of time, formats, runs ---------------------------------

@@ -234,6 +234,18 @@ int key_shape(const char *s, struct key *k, const char **prec);
 void path_config(struct scan *sc, const char *path, const struct key *opt_key, long *run,
 		 char **framework);
 
+/* ---- several ranks in one log (ranks.c) ------------------------------ */
+
+struct ranks;
+/* Keep a line of a grouped log (*rk is made on the first). */
+void ranks_keep(struct ranks **rk, const struct it *it);
+/* Write the kept lines as one record per iteration through emit, sorted by
+ * iteration, and free them; name (the log's) for errors, tb the total batch. */
+void ranks_flush(struct ranks **rk, const struct format *f, const char *name, double tb,
+		 void (*emit)(void *ctx, long long iter, struct txt ts, struct txt step,
+			      struct txt rate, struct txt loss),
+		 void *ctx);
+
 /* ---- what several formats share ---------------------------------------- */
 
 /* OneFlow's "name = value" lines (oneflow.c; OneFlow BERT prints them too). */
