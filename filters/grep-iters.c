@@ -190,8 +190,10 @@ static void add(struct log *lg, struct it *it)
 	if (f->derive != DERIVE_NONE && !it->step.p) {
 		long long n = f->derive == DERIVE_RATE ? 1 : it->iter - lg->sc.prev_iter;
 		if (n < 1)
-			record_die(&lg->in, "iteration %lld after %lld", it->iter, lg->sc.prev_iter);
-		it->step = derived_step(lg, n, txt_num(it->rate), it->stepbuf, sizeof it->stepbuf);
+			record_die(&lg->in, "iteration %lld after %lld", it->iter,
+				   lg->sc.prev_iter);
+		it->step =
+			derived_step(lg, n, txt_num(it->rate), it->stepbuf, sizeof it->stepbuf);
 	}
 	lg->sc.prev_iter = it->iter;
 	emit(lg, it->iter, it->itxt, it->ts, it->step, it->rate, it->loss);

@@ -142,7 +142,8 @@ static int config(struct scan *sc, const char *s)
 			p++;
 		const char *eq = memchr(t, '=', (size_t)(p - t));
 		for (int i = 0; eq && i < 4; i++)
-			if ((size_t)(eq - t) == strlen(names[i]) && strncmp(t, names[i], eq - t) == 0)
+			if ((size_t)(eq - t) == strlen(names[i]) &&
+			    strncmp(t, names[i], (size_t)(eq - t)) == 0)
 				v[i] = (struct txt){eq + 1, (size_t)(p - eq - 1)};
 	}
 	for (int i = 0; i < 4; i++) {

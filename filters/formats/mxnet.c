@@ -1,7 +1,7 @@
 /*
  * mxnet.c — MXNet's gluon-cv image classification training.
  *
- *   INFO:root:Epoch[0] Batch[20]	Speed: 384.27 samples/sec	accuracy=0.000000	lr=0.000020
+ *   INFO:root:Epoch[0] Batch[20]	Speed: 384.27 samples/sec	accuracy=0.000000	…
  *
  * One line per iteration: batch b (0-based, restarting each epoch) ends
  * iteration b + 1 of its epoch; Speed is the iteration's rate, from which
@@ -46,7 +46,8 @@ double mxnet_dlperf_rows(struct dlperf_run *r, long w)
 		die("%s: %zu lines, need exactly %ld", r->name, r->nl, e * w);
 	if (e <= from)
 		die("%s: DLPerf's %s window ends before it starts", r->name, r->format);
-	double *v = xmalloc((size_t)(e - from) * sizeof *v), *row = xmalloc((size_t)w * sizeof *row);
+	double *v = xmalloc((size_t)(e - from) * sizeof *v);
+	double *row = xmalloc((size_t)w * sizeof *row);
 	for (long i = from; i < e; i++) {
 		for (long j = 0; j < w; j++)
 			row[j] = r2p(dlperf_rate(r, &r->lines[i * w + j]), 2);

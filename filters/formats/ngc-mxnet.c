@@ -1,7 +1,7 @@
 /*
  * ngc-mxnet.c — NVIDIA's DeepLearningExamples MXNet ResNet50 (NGC container).
  *
- *   2020-09-10 12:34:56,789:INFO: Epoch[0] Batch [20-20]	Speed: 392.66 samples/sec	LR: 0.00123
+ *   2020-09-10 12:34:56,789:INFO: Epoch[0] Batch [20-20]	Speed: 392.66 samples/sec	…
  *
  * One line per iteration and rank, all ranks in one log: Batch [b-b]
  * (0-based, restarting each epoch) ends iteration b + 1 of its epoch. The

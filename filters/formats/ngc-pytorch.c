@@ -2,7 +2,8 @@
  * ngc-pytorch.c — NVIDIA's DeepLearningExamples PyTorch ResNet50 (NGC
  * container), logging through DLLogger.
  *
- *   DLL 2020-09-15 14:29:13.473765 - Epoch: 0 Iteration: 1  train.loss : 7.09304  train.total_ips : 267.44 img/s
+ *   DLL 2020-09-15 14:29:13.473765 - Epoch: 0 Iteration: 1  train.loss : 7.09304  …
+ *       … train.total_ips : 267.44 img/s
  *
  * One line per iteration, numbered from 1 within each epoch (later epochs
  * continue the count); the stamp is the end of the iteration, read as UTC.

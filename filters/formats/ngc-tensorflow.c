@@ -2,7 +2,7 @@
  * ngc-tensorflow.c — NVIDIA's DeepLearningExamples TensorFlow 1.x ResNet50
  * (NGC container), logging through DLLogger.
  *
- *   DLL 2020-09-10 12:00:03.512345 - (0, 20) imgs_per_sec : 362.71 cross_entropy : 6.92 … total_loss : 7.28
+ *   DLL 2020-09-10 12:00:03.512345 - (0, 20) imgs_per_sec : 362.71 … total_loss : 7.28 …
  *
  * One line per iteration: (epoch, step), step 0-based and counted from the
  * start of training, so step s ends iteration s + 1; the stamp is read as

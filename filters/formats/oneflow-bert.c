@@ -1,7 +1,7 @@
 /*
  * oneflow-bert.c — OneFlow's BERT pretraining benchmark.
  *
- *   step: 19, total_loss: 9.725, mlm_loss: 8.990, nsp_loss: 0.735, throughput: 54.982 1598056519.8844702
+ *   step: 19, total_loss: 9.725, mlm_loss: 8.990, …, throughput: 54.982 1598056519.8844702
  *
  * A line every 20 steps, closing the interval since the previous one: step s
  * (0-based) ends iteration s + 1. The rate is over the interval, the Unix

@@ -4,7 +4,7 @@
  *   num_nodes = 2
  *   gpu_num_per_node = 8
  *   batch_size_per_device = 128
- *   train: epoch 0, iter 20, loss: 7.087004, top_1: 0.000, top_k: 0.000, samples/s: 3988.891 1597933942.98
+ *   train: epoch 0, iter 20, loss: 7.087004, top_1: 0.000, …, samples/s: 3988.891 1597933942.98
  *
  * A line every 20 iterations, closing the interval since the previous one,
  * its rate over the interval and the Unix time last. The iteration restarts
@@ -64,10 +64,12 @@ int oneflow_config(struct scan *sc, const char *s)
 		if (vn > 30 || take_pos(&q, '\0', &x))
 			record_die(sc->in, "%s = '%.*s' is not a positive integer", name, (int)vn,
 				   p);
-		long want = i == 0 ? sc->key.nodes : i == 1 ? sc->key.gpus : sc->key.batch;
+		long want = i == 0 ? sc->key.nodes
+			    : i == 1 ? sc->key.gpus
+				     : sc->key.batch;
 		if (x != want)
-			record_die(sc->in, "the log says %s = %ld, %s says %ld", name, x, sc->keysrc,
-				   want);
+			record_die(sc->in, "the log says %s = %ld, %s says %ld", name, x,
+				   sc->keysrc, want);
 		return 1;
 	}
 	return 0;

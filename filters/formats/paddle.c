@@ -1,7 +1,8 @@
 /*
  * paddle.c — PaddlePaddle's image classification (PaddleCV) training.
  *
- *   2020-08-20 15:33:34,762 - INFO - [Pass 0, train batch 1] 	loss 6.93145, acc1 0.00000, acc5 0.00781, lr 0.00100, elapse 0.3612 sec
+ *   2020-08-20 15:33:34,762 - INFO - [Pass 0, train batch 1] 	loss 6.93145, acc1 0.00000, …
+ *       … lr 0.00100, elapse 0.3612 sec
  *
  * One line per iteration: batch b (0-based, restarting each pass) ends
  * iteration b + 1 of its pass; elapse is the iteration's seconds, the

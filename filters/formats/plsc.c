@@ -1,7 +1,7 @@
 /*
  * plsc.c — PaddlePaddle's PLSC (large-scale classification) training.
  *
- *   INFO 2021-03-12 10:15:02,331 entry.py:1032] Pass:0 batch:10 lr:0.10000000 loss:42.718311 qps:397.81
+ *   INFO 2021-03-12 10:15:02,331 entry.py:1032] Pass:0 batch:10 lr:0.1 loss:42.718311 qps:397.81
  *
  * A line every 10 batches per node: batch b (0-based) closes the interval
  * ending at iteration b + 1, its qps the interval's rate, from which step_s

@@ -2,7 +2,7 @@
  * pytorch.c — the PyTorch examples' ImageNet training (main.py), as DLPerf
  * ran it.
  *
- *   Epoch: [0][ 0/53]	Time 12.054 (12.054)	Data 11.102 (11.102)	Loss 6.9828e+00 (6.9828e+00)	…
+ *   Epoch: [0][ 0/53]	Time 12.054 (12.054)	Data 11.102 (11.102)	Loss 6.9828e+00 (…)	…
  *
  * One line per iteration and rank, all ranks in one log: batch b (0-based,
  * restarting each epoch) ends iteration b + 1 of its epoch; Time is the

@@ -2,7 +2,8 @@
  * tensorflow.c — TensorFlow 2.x's official ResNet50 (Keras), through its
  * TimeHistory callback.
  *
- *   I0917 10:21:33.123456 139872431318784 keras_utils.py:119] TimeHistory: 39.55 seconds, 323.64 examples/second between steps 0 and 100
+ *   I0917 10:21:33.123456 139872431318784 keras_utils.py:119] TimeHistory: 39.55 seconds, …
+ *       … 323.64 examples/second between steps 0 and 100
  *
  * A line every 100 steps, closing the interval since the previous one:
  * step_s is the interval's seconds, the rate its mean. The intervals must
