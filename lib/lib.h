@@ -153,6 +153,33 @@ long key_total_batch(const struct key *k);
 /* Ladder order: by total devices, then nodes. */
 int key_ladder_cmp(const struct key *a, const struct key *b);
 
+/* ---- the median record (medrec.c) -------------------------------------- */
+
+/* median's output, which speedup and table read: framework, key, median,
+ * mean, min, max, n (speedup's records add the speedup after them). */
+#define MEDREC_NF 7
+
+struct medrec {
+	char *field[MEDREC_NF]; /* the fields as read, to print unchanged */
+	const char *framework;  /* field[0] */
+	const char *keytext;    /* field[1] */
+	struct key key;         /* field[1] parsed */
+	double median, mean, min, max;
+	long n;
+};
+
+/* Validate the record just read by input_record, which must have nf fields
+ * (MEDREC_NF, or more when the caller's own columns follow), and fill r with
+ * copies of its first MEDREC_NF fields (one allocation: free(field[0])).
+ * A bad field dies naming file and line: "empty framework", "key 'x' is not
+ * <N>n<G>g_b<B>_<prec>", "median 'x' is not a number" (or "is not
+ * positive"; so for mean, min and max), "n 'x' is not a positive integer". */
+void medrec_parse(struct input *in, int nf, struct medrec *r);
+/* Die "file:line: duplicate configuration <framework> <key>" when one of
+ * seen[0..n) has r's framework and key. */
+void medrec_unique(const struct input *in, const struct medrec *r, const struct medrec *seen,
+		   size_t n);
+
 #ifdef __cplusplus
 }
 #endif
