@@ -2,10 +2,12 @@
  * speedup — append the speedup over one node with one device.
  *
  * Reads median records (framework, key, median, mean, min, max, n) and writes
- * them back in input order, each with one more column: speedup =
- * R2n(median / median of 1n1g of the same framework, batch and precision),
- * both medians already R2n (spec §3.5). A configuration without its 1n1g
- * base is an error; nothing is written then.
+ * them back as read, in input order, each with one more column: speedup =
+ * R2n(median / median of 1n1g of the same framework, batch and precision)
+ * (doc/dlperf.md). The medians are taken as median printed them, already
+ * R2n to two decimals, so they are not rounded again. Meta lines ('#') are
+ * copied unchanged, each before the records that followed it. A
+ * configuration without its 1n1g base is an error; nothing is written then.
  */
 #include "lib.h"
 
@@ -13,58 +15,49 @@
 #include <string.h>
 #include <unistd.h>
 
-struct config {
-	char *line; /* the record as read, fields joined by tabs again */
-	char *framework;
-	struct key key;
-	double median;
+struct meta {
+	char *text;
+	size_t before; /* the number of records read before it */
 };
 
-static struct config *configs;
-static size_t nconfigs, capconfigs;
+static struct medrec *recs;
+static size_t nrecs, caprecs;
+static struct meta *metas;
+static size_t nmetas, capmetas;
+
+/* The meta line just read, as it was (input_record split it at tabs). */
+static void add_meta(const struct input *in)
+{
+	size_t len = 0;
+	char *s;
+
+	for (int i = 0; i < in->nf; i++)
+		len += strlen(in->f[i]) + 1;
+	s = xmalloc(len);
+	s[0] = '\0';
+	for (int i = 0; i < in->nf; i++) {
+		if (i)
+			strcat(s, "\t");
+		strcat(s, in->f[i]);
+	}
+	metas = xgrow(metas, &capmetas, nmetas + 1, sizeof *metas);
+	metas[nmetas++] = (struct meta){s, nrecs};
+}
 
 static void add(struct input *in)
 {
-	struct config c;
-	long n;
+	struct medrec r;
 
-	record_expect(in, 7);
-	if (in->f[0][0] == '\0')
-		record_die(in, "empty framework");
-	if (key_parse(in->f[1], &c.key) != 0)
-		record_die(in, "key '%s' is not <N>n<G>g_b<B>_<prec>", in->f[1]);
-	c.median = r2n(record_num(in, 2, "median", 1));
-	record_num(in, 3, "mean", 1);
-	record_num(in, 4, "min", 1);
-	record_num(in, 5, "max", 1);
-	if (parse_long(in->f[6], 1, 1000000000, &n) != 0)
-		record_die(in, "n '%s' is not a positive integer", in->f[6]);
-	for (size_t i = 0; i < nconfigs; i++) {
-		char k[KEY_MAX];
-
-		key_format(&configs[i].key, k, sizeof k);
-		if (strcmp(configs[i].framework, in->f[0]) == 0 && strcmp(k, in->f[1]) == 0)
-			record_die(in, "duplicate configuration %s %s", in->f[0], in->f[1]);
-	}
-	c.framework = strdup(in->f[0]);
-	for (int i = 1; i < in->nf; i++)
-		in->f[i][-1] = '\t';
-	c.line = strdup(in->line);
-	if (!c.line || !c.framework)
-		die("out of memory");
-	if (nconfigs == capconfigs) {
-		capconfigs = capconfigs ? 2 * capconfigs : 16;
-		configs = realloc(configs, capconfigs * sizeof *configs);
-		if (!configs)
-			die("out of memory");
-	}
-	configs[nconfigs++] = c;
+	medrec_parse(in, MEDREC_NF, &r);
+	medrec_unique(in, &r, recs, nrecs);
+	recs = xgrow(recs, &caprecs, nrecs + 1, sizeof *recs);
+	recs[nrecs++] = r;
 }
 
-static const struct config *base_of(const struct config *c)
+static const struct medrec *base_of(const struct medrec *c)
 {
-	for (size_t i = 0; i < nconfigs; i++) {
-		const struct config *b = &configs[i];
+	for (size_t i = 0; i < nrecs; i++) {
+		const struct medrec *b = &recs[i];
 		if (b->key.nodes == 1 && b->key.gpus == 1 && b->key.batch == c->key.batch &&
 		    strcmp(b->key.prec, c->key.prec) == 0 &&
 		    strcmp(b->framework, c->framework) == 0)
@@ -73,9 +66,16 @@ static const struct config *base_of(const struct config *c)
 	return NULL;
 }
 
+static void print_metas(size_t *m, size_t before)
+{
+	for (; *m < nmetas && metas[*m].before == before; ++*m)
+		printf("%s\n", metas[*m].text);
+}
+
 int main(int argc, char *argv[])
 {
 	struct input in;
+	size_t m = 0;
 
 	progname = "speedup";
 	usage_text = "speedup [file ...]\n"
@@ -89,21 +89,28 @@ int main(int argc, char *argv[])
 
 	FOREACH_INPUT(in, argc, argv)
 		while (input_record(&in))
-			add(&in);
-	for (size_t i = 0; i < nconfigs; i++) {
-		if (base_of(&configs[i]))
+			if (in.f[0][0] == '#')
+				add_meta(&in);
+			else
+				add(&in);
+	for (size_t i = 0; i < nrecs; i++) {
+		if (base_of(&recs[i]))
 			continue;
-		char k[KEY_MAX], b[KEY_MAX];
-		struct key bk = configs[i].key;
-		key_format(&bk, k, sizeof k);
+		char b[KEY_MAX];
+		struct key bk = recs[i].key;
 		bk.nodes = bk.gpus = 1;
 		key_format(&bk, b, sizeof b);
-		die("no 1n1g base for %s %s (need %s)", configs[i].framework, k, b);
+		die("no 1n1g base for %s %s (need %s)", recs[i].framework, recs[i].keytext, b);
 	}
-	for (size_t i = 0; i < nconfigs; i++) {
-		const struct config *c = &configs[i];
-		printf("%s\t%.2f\n", c->line, r2n(c->median / base_of(c)->median));
+	for (size_t i = 0; i < nrecs; i++) {
+		const struct medrec *c = &recs[i];
+
+		print_metas(&m, i);
+		for (int f = 0; f < MEDREC_NF; f++)
+			printf("%s\t", c->field[f]);
+		printf("%.2f\n", r2n(c->median / base_of(c)->median));
 	}
+	print_metas(&m, nrecs);
 	finish_output();
 	return 0;
 }
