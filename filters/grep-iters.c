@@ -134,14 +134,6 @@ static struct txt derived_step(struct log *lg, long long iters, double rate, cha
 	return (struct txt){buf, strlen(buf)};
 }
 
-static double txt_num(struct txt t)
-{
-	char buf[64];
-
-	snprintf(buf, sizeof buf, "%.*s", (int)(t.n < 63 ? t.n : 63), t.p);
-	return strtod(buf, NULL);
-}
-
 /* A record of a grouped log (ranks_flush): its iteration as a number. */
 static void emit_group(void *lg, long long iter, struct txt ts, struct txt step, struct txt rate,
 		       struct txt loss)

@@ -211,6 +211,8 @@ const char *dll_stamp(struct scan *sc, const char *d, struct it *it);
 const char *dll_metric(const char *s, const char *name);
 /* Decimal text of v; its length. */
 size_t fmt_ll(char *buf, long long v);
+/* The number a checked text holds (getnum's). */
+double txt_num(struct txt t);
 
 /* ---- configuration (config.c) ----------------------------------------- */
 

@@ -47,14 +47,6 @@ static struct txt arena_txt(struct ranks *rk, size_t off, size_t n)
 	return off == NONE ? (struct txt){NULL, 0} : (struct txt){rk->arena + off, n};
 }
 
-static double txt_num(struct txt t)
-{
-	char buf[64];
-
-	snprintf(buf, sizeof buf, "%.*s", (int)(t.n < 63 ? t.n : 63), t.p);
-	return strtod(buf, NULL);
-}
-
 void ranks_keep(struct ranks **rkp, const struct it *it)
 {
 	struct ranks *rk = *rkp ? *rkp : (*rkp = xcalloc(1, sizeof **rkp));

@@ -179,6 +179,14 @@ size_t fmt_ll(char *buf, long long v)
 	return k;
 }
 
+double txt_num(struct txt t)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof buf, "%.*s", (int)(t.n < 63 ? t.n : 63), t.p);
+	return strtod(buf, NULL);
+}
+
 /* ---- calendar time ----------------------------------------------------- */
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant). */
