@@ -118,6 +118,24 @@ IN
 	[ "$stderr" = "speedup: no 1n1g base for ngc-pytorch 4n8g_b256_amp (need 1n1g_b256_amp)" ]
 }
 
+@test "meta lines are copied unchanged, each before the records that followed it" {
+	run -0 speedup <<<$'# mode=dlperf\na\t1n8g_b16_fp32\t8.00\t8.00\t8.00\t8.00\t1\n# x=1\ty=2\na\t1n1g_b16_fp32\t3.00\t3.00\t3.00\t3.00\t1\n# end'
+	[ "$output" = "$(printf '# mode=dlperf\na\t1n8g_b16_fp32\t8.00\t8.00\t8.00\t8.00\t1\t2.67\n# x=1\ty=2\na\t1n1g_b16_fp32\t3.00\t3.00\t3.00\t3.00\t1\t1.00\n# end')" ]
+}
+
+@test "median's mode line passes through median and speedup" {
+	run -0 bash -c "{ echo '# mode=dlperf'; cat '$FIXTURES/median/plsc.tsv'; } | median | speedup"
+	[ "$output" = "$(echo '# mode=dlperf'; cat "$F/plsc.expected")" ]
+}
+
+@test "the medians are divided as read, each rounded once by median, and copied as read" {
+	run -0 speedup <<'IN'
+a	1n1g_b16_fp32	1.004	1.0	1	1.01	1
+a	1n8g_b16_fp32	100.0	100	100	100	1
+IN
+	[ "$output" = "$(printf 'a\t1n1g_b16_fp32\t1.004\t1.0\t1\t1.01\t1\t1.00\na\t1n8g_b16_fp32\t100.0\t100\t100\t100\t1\t99.60')" ]
+}
+
 @test "a configuration met twice is an error naming file and line" {
 	run -1 --separate-stderr speedup <<'IN'
 a	1n1g_b16_fp32	3.00	3.00	3.00	3.00	1
