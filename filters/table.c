@@ -1,9 +1,10 @@
 /*
  * table — speedup records as markdown tables or DLPerf's result JSON.
  *
- * Reads speedup records (framework, key, median, mean, min, max, n, speedup).
- * Numbers are R2n of the input and printed %.2f, integers bare, cells not
- * padded; rows in ladder order (devices, then nodes); tables in the order
+ * Reads speedup records (framework, key, median, mean, min, max, n, speedup);
+ * meta lines ('#') are ignored. Numbers are printed as read, %.2f (median
+ * and speedup already rounded them to two decimals), integers bare, cells
+ * not padded; rows in ladder order (devices, then nodes); tables in the order
  * their first record was met, separated by one empty line.
  *
  * -s scaling (default): per (framework, batch, precision)
@@ -12,7 +13,7 @@
  *
  *     | node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread |
  *     | --- | --- | --- | --- | --- | --- | --- |
- *     | 1 | 1 | 128 | 354.44 | 1.00 | 5 | 0.28% |
+ *     | 1 | 1 | 128 | 354.44 | 1.00 | 5 | 0.3% |
  *
  *   samples/s = median; spread = (max - min) / median as a percent, %.1f.
  *   -p published.tsv adds a last column `published`: the samples/s of that
@@ -21,10 +22,11 @@
  *
  * -s compare: per (batch, precision), `## b<batch> <precision>`, then
  *   | node num | device num | <framework> ... | with one column per framework
- *   in seed order (OneFlow, TensorFlow, PyTorch, MXNet, Paddle, others), the
- *   median in each cell, - where a framework lacks the row (spec §4.4).
+ *   in the order of DLPerf's cross-framework table (OneFlow, TensorFlow,
+ *   PyTorch, MXNet, Paddle, then the others; framework_rank), the median in
+ *   each cell, - where a framework lacks the row (doc/dlperf.md).
  *
- * -s json: DLPerf's result JSON (spec §4.1) on one line without newline,
+ * -s json: DLPerf's result JSON (doc/dlperf.md) on one line without newline,
  *   model "r50", cases in ladder order (DLPerf's was listing order), floats
  *   in shortest round-trip form; the input must hold one framework, batch
  *   and precision.
@@ -36,60 +38,35 @@
 #include <string.h>
 #include <unistd.h>
 
-struct row {
-	char *framework;
-	char keytext[KEY_MAX];
-	struct key key;
-	double median, mean, min, max, speedup;
-	long n;
-};
-
 struct published {
 	char *framework;
 	char keytext[KEY_MAX];
 	double speed;
 };
 
-static struct row *rows;
-static size_t nrows, caprows;
+static struct medrec *rows;
+static double *speedups; /* speedups[i] goes with rows[i] */
+static size_t nrows, caprows, capspeedups;
 static struct published *pubs;
 static size_t npubs, cappubs;
 
-static void *grow(void *p, size_t *cap, size_t n, size_t size)
+static double speedup_of(const struct medrec *r)
 {
-	if (n < *cap)
-		return p;
-	*cap = *cap ? 2 * *cap : 16;
-	if (!(p = realloc(p, *cap * size)))
-		die("out of memory");
-	return p;
+	return speedups[r - rows];
 }
 
 static void read_row(struct input *in)
 {
-	struct row r;
+	struct medrec r;
+	double speedup;
 
-	record_expect(in, 8);
-	if (in->f[0][0] == '\0')
-		record_die(in, "empty framework");
-	if (key_parse(in->f[1], &r.key) != 0)
-		record_die(in, "key '%s' is not <N>n<G>g_b<B>_<prec>", in->f[1]);
-	key_format(&r.key, r.keytext, sizeof r.keytext);
-	r.median = r2n(record_num(in, 2, "median", 1));
-	r.mean = r2n(record_num(in, 3, "mean", 1));
-	r.min = r2n(record_num(in, 4, "min", 1));
-	r.max = r2n(record_num(in, 5, "max", 1));
-	if (parse_long(in->f[6], 1, 1000000000, &r.n) != 0)
-		record_die(in, "n '%s' is not a positive integer", in->f[6]);
-	r.speedup = r2n(record_num(in, 7, "speedup", 1));
-	for (size_t i = 0; i < nrows; i++)
-		if (strcmp(rows[i].framework, in->f[0]) == 0 &&
-		    strcmp(rows[i].keytext, r.keytext) == 0)
-			record_die(in, "duplicate configuration %s %s", in->f[0], r.keytext);
-	if (!(r.framework = strdup(in->f[0])))
-		die("out of memory");
-	rows = grow(rows, &caprows, nrows, sizeof *rows);
-	rows[nrows++] = r;
+	medrec_parse(in, MEDREC_NF + 1, &r);
+	speedup = record_num(in, MEDREC_NF, "speedup", 1);
+	medrec_unique(in, &r, rows, nrows);
+	rows = xgrow(rows, &caprows, nrows + 1, sizeof *rows);
+	speedups = xgrow(speedups, &capspeedups, nrows + 1, sizeof *speedups);
+	rows[nrows] = r;
+	speedups[nrows++] = speedup;
 }
 
 static void read_published(const char *path)
@@ -106,7 +83,7 @@ static void read_published(const char *path)
 		if (key_parse(in.f[1], &k) != 0)
 			record_die(&in, "key '%s' is not <N>n<G>g_b<B>_<prec>", in.f[1]);
 		key_format(&k, p.keytext, sizeof p.keytext);
-		p.speed = r2n(record_num(&in, 2, "samples_per_s", 1));
+		p.speed = record_num(&in, 2, "samples_per_s", 1);
 		if (strcmp(in.f[3], "-") != 0)
 			record_num(&in, 3, "speedup", 1);
 		for (size_t i = 0; i < npubs; i++)
@@ -114,15 +91,14 @@ static void read_published(const char *path)
 			    strcmp(pubs[i].keytext, p.keytext) == 0)
 				record_die(&in, "duplicate configuration %s %s", in.f[0],
 					   p.keytext);
-		if (!(p.framework = strdup(in.f[0])))
-			die("out of memory");
-		pubs = grow(pubs, &cappubs, npubs, sizeof *pubs);
+		p.framework = xstrdup(in.f[0]);
+		pubs = xgrow(pubs, &cappubs, npubs + 1, sizeof *pubs);
 		pubs[npubs++] = p;
 	}
 	input_close(&in);
 }
 
-static const struct published *published_of(const struct row *r)
+static const struct published *published_of(const struct medrec *r)
 {
 	for (size_t i = 0; i < npubs; i++)
 		if (strcmp(pubs[i].framework, r->framework) == 0 &&
@@ -133,18 +109,18 @@ static const struct published *published_of(const struct row *r)
 
 /* ---- grouping --------------------------------------------------------- */
 
-static int same_setting(const struct row *a, const struct row *b)
+static int same_setting(const struct medrec *a, const struct medrec *b)
 {
 	return a->key.batch == b->key.batch && strcmp(a->key.prec, b->key.prec) == 0;
 }
 
-static int same_group(const struct row *a, const struct row *b, int by_framework)
+static int same_group(const struct medrec *a, const struct medrec *b, int by_framework)
 {
 	return same_setting(a, b) && (!by_framework || strcmp(a->framework, b->framework) == 0);
 }
 
 /* The rows of the group of rows[first], in ladder order; returns the count. */
-static size_t group(size_t first, int by_framework, const struct row **out)
+static size_t group(size_t first, int by_framework, const struct medrec **out)
 {
 	size_t n = 0;
 
@@ -174,11 +150,9 @@ static int opens_group(size_t i, int by_framework)
 
 static void scaling(int with_published)
 {
-	const struct row **g = malloc((nrows ? nrows : 1) * sizeof *g);
+	const struct medrec **g = xmalloc(nrows * sizeof *g);
 	int first = 1;
 
-	if (!g)
-		die("out of memory");
 	for (size_t i = 0; i < nrows; i++) {
 		if (!opens_group(i, 1))
 			continue;
@@ -192,9 +166,9 @@ static void scaling(int with_published)
 		printf("| --- | --- | --- | --- | --- | --- | --- |%s\n",
 		       with_published ? " --- |" : "");
 		for (size_t j = 0; j < n; j++) {
-			const struct row *r = g[j];
+			const struct medrec *r = g[j];
 			printf("| %ld | %ld | %ld | %.2f | %.2f | %ld | %.1f%% |", r->key.nodes,
-			       r->key.gpus, r->key.batch, r->median, r->speedup, r->n,
+			       r->key.gpus, r->key.batch, r->median, speedup_of(r), r->n,
 			       (r->max - r->min) / r->median * 100);
 			if (with_published) {
 				const struct published *p = published_of(r);
@@ -219,12 +193,10 @@ static int cmp_framework(const void *a, const void *b)
 
 static void compare(void)
 {
-	const struct row **g = malloc((nrows ? nrows : 1) * sizeof *g);
-	const char **fw = malloc((nrows ? nrows : 1) * sizeof *fw);
+	const struct medrec **g = xmalloc(nrows * sizeof *g);
+	const char **fw = xmalloc(nrows * sizeof *fw);
 	int first = 1;
 
-	if (!g || !fw)
-		die("out of memory");
 	for (size_t i = 0; i < nrows; i++) {
 		if (!opens_group(i, 0))
 			continue;
@@ -273,12 +245,10 @@ static void compare(void)
 
 static void json(void)
 {
-	const struct row **g = malloc((nrows ? nrows : 1) * sizeof *g);
+	const struct medrec **g = xmalloc(nrows * sizeof *g);
 	char a[40], m[40], s[40];
 	size_t n;
 
-	if (!g)
-		die("out of memory");
 	for (size_t i = 1; i < nrows; i++)
 		if (!same_group(&rows[0], &rows[i], 1))
 			die("-s json takes one framework, batch and precision: %s %s and %s %s",
@@ -288,7 +258,7 @@ static void json(void)
 	for (size_t j = 0; j < n; j++) {
 		fmt_shortest(a, sizeof a, g[j]->mean);
 		fmt_shortest(m, sizeof m, g[j]->median);
-		fmt_shortest(s, sizeof s, g[j]->speedup);
+		fmt_shortest(s, sizeof s, speedup_of(g[j]));
 		printf("%s\"%ldn%ldg\": {\"average_speed\": %s, \"batch_size_per_device\": %ld, "
 		       "\"median_speed\": %s, \"speedup\": %s}",
 		       j ? ", " : "", g[j]->key.nodes, g[j]->key.gpus, a, g[j]->key.batch, m, s);
@@ -336,7 +306,8 @@ int main(int argc, char *argv[])
 		read_published(published);
 	FOREACH_INPUT(in, argc, argv)
 		while (input_record(&in))
-			read_row(&in);
+			if (in.f[0][0] != '#')
+				read_row(&in);
 	if (strcmp(style, "scaling") == 0)
 		scaling(published != NULL);
 	else if (strcmp(style, "compare") == 0)

@@ -231,6 +231,22 @@ IN
 	[ "$stderr" = "table: -s json takes one framework, batch and precision: a 1n1g_b128_fp32 and a 1n1g_b256_fp32" ]
 }
 
+@test "json: numbers are printed as read, not rounded again" {
+	run -0 table -s json <<'IN'
+a	1n1g_b128_fp32	10.005	26.505	1.00	99.00	5	1.005
+IN
+	[ "$output" = '{"r50": {"1n1g": {"average_speed": 26.505, "batch_size_per_device": 128, "median_speed": 10.005, "speedup": 1.005}}}' ]
+}
+
+@test "meta lines are ignored" {
+	run -0 table <<<$'# mode=dlperf\na\t1n1g_b64_fp32\t2.00\t2.00\t1.00\t3.00\t3\t1.00\n# x=1\ty=2'
+	[ "$output" = "## a b64 fp32
+
+| node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread |
+| --- | --- | --- | --- | --- | --- | --- |
+| 1 | 1 | 64 | 2.00 | 1.00 | 3 | 100.0% |" ]
+}
+
 # ---- errors and usage ---------------------------------------------------------
 
 @test "a record with the wrong number of fields is an error" {
