@@ -4,9 +4,14 @@
  * Reads window records (framework, key, run, samples_per_s) and writes, per
  * (framework, key) in the order first met: framework, key, median, mean, min,
  * max, n. Median: sorted, even count (a + b) / 2 in double; mean: sequential
- * sum in input order / n; all four rounded with R2n and printed %.2f (spec
- * §3.2-3.4). A run met twice is an error; with -c dlperf the later value
- * replaces the earlier one in its place, as DLPerf's dictionary did.
+ * sum in input order / n; all four rounded once, here, with R2n and printed
+ * %.2f (doc/dlperf.md). A run met twice is an error; in DLPerf's mode the
+ * later value replaces the earlier one in its place, as DLPerf's dictionary
+ * did.
+ *
+ * Meta lines ('#') are copied to the output as they come, so all come before
+ * the records, printed at the end. "# mode=dlperf" before the first record
+ * selects DLPerf's mode, as -c dlperf does; a mode line after it is an error.
  */
 #include "lib.h"
 
@@ -35,19 +40,38 @@ static struct config *config_get(const char *framework, const char *key)
 		if (strcmp(configs[i].framework, framework) == 0 &&
 		    strcmp(configs[i].key, key) == 0)
 			return &configs[i];
-	if (nconfigs == capconfigs) {
-		capconfigs = capconfigs ? 2 * capconfigs : 16;
-		configs = realloc(configs, capconfigs * sizeof *configs);
-		if (!configs)
-			die("out of memory");
-	}
+	configs = xgrow(configs, &capconfigs, nconfigs + 1, sizeof *configs);
 	struct config *c = &configs[nconfigs++];
 	memset(c, 0, sizeof *c);
-	c->framework = strdup(framework);
-	c->key = strdup(key);
-	if (!c->framework || !c->key)
-		die("out of memory");
+	c->framework = xstrdup(framework);
+	c->key = xstrdup(key);
 	return c;
+}
+
+/* A meta line: a mode line sets the mode, which must be known before the
+ * first record; then the line is copied as it was (input_record split it at
+ * tabs). */
+static void meta(const struct input *in)
+{
+	for (int i = 0; i < in->nf; i++) {
+		for (const char *p = in->f[i] + (i == 0); *p;) {
+			size_t len = strcspn(p, " ");
+
+			if (len >= 5 && strncmp(p, "mode=", 5) == 0) {
+				if (nconfigs > 0)
+					record_die(in, "mode line after the first record");
+				if (len != 11 || strncmp(p + 5, "dlperf", 6) != 0)
+					record_die(in, "mode '%.*s' is not dlperf", (int)len - 5,
+						   p + 5);
+				dlperf = 1;
+			}
+			p += len;
+			p += strspn(p, " ");
+		}
+	}
+	for (int i = 0; i < in->nf; i++)
+		printf("%s%s", i ? "\t" : "", in->f[i]);
+	putchar('\n');
 }
 
 static void add(struct input *in)
@@ -73,12 +97,7 @@ static void add(struct input *in)
 		c->runs[i].speed = v;
 		return;
 	}
-	if (c->n == c->cap) {
-		c->cap = c->cap ? 2 * c->cap : 8;
-		c->runs = realloc(c->runs, c->cap * sizeof *c->runs);
-		if (!c->runs)
-			die("out of memory");
-	}
+	c->runs = xgrow(c->runs, &c->cap, c->n + 1, sizeof *c->runs);
 	c->runs[c->n++] = (struct run){id, v};
 }
 
@@ -120,7 +139,10 @@ int main(int argc, char *argv[])
 
 	FOREACH_INPUT(in, argc, argv)
 		while (input_record(&in))
-			add(&in);
+			if (in.f[0][0] == '#')
+				meta(&in);
+			else
+				add(&in);
 	for (size_t i = 0; i < nconfigs; i++)
 		report(&configs[i]);
 	finish_output();

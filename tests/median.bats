@@ -116,6 +116,43 @@ IN
 	[ "$output" = "$(printf 'a\t1n1g_b128_fp32\t5.50\t5.50\t2.00\t9.00\t2')" ]
 }
 
+@test "# mode=dlperf in the input selects DLPerf's mode, as -c dlperf does" {
+	run -0 median <<'IN'
+# mode=dlperf
+a	1n1g_b128_fp32	1	1.00
+a	1n1g_b128_fp32	2	2.00
+a	1n1g_b128_fp32	1	9.00
+IN
+	[ "$output" = "$(printf '# mode=dlperf\na\t1n1g_b128_fp32\t5.50\t5.50\t2.00\t9.00\t2')" ]
+}
+
+@test "a meta line without mode= leaves the mode as it was" {
+	run -1 --separate-stderr median <<'IN'
+# note=dlperf model=resnet50
+a	1n1g_b128_fp32	1	1.00
+a	1n1g_b128_fp32	1	9.00
+IN
+	[ "$stderr" = "median: <stdin>:3: duplicate run 1 of a 1n1g_b128_fp32" ]
+}
+
+@test "meta lines are copied unchanged, in input order, before the records" {
+	run -0 median <<<$'# mode=dlperf\na\t1n1g_b128_fp32\t1\t1.00\n# x=1\ty=2\nb\t1n1g_b128_fp32\t1\t2.00\n#'
+	[ "$output" = "$(printf '# mode=dlperf\n# x=1\ty=2\n#\na\t1n1g_b128_fp32\t1.00\t1.00\t1.00\t1.00\t1\nb\t1n1g_b128_fp32\t2.00\t2.00\t2.00\t2.00\t1')" ]
+}
+
+@test "a mode line after the first record is an error naming file and line" {
+	printf 'a\t1n1g_b128_fp32\t1\t1.00\n' > "$BATS_TEST_TMPDIR/r"
+	printf '# mode=dlperf\n' > "$BATS_TEST_TMPDIR/m"
+	run -1 --separate-stderr median "$BATS_TEST_TMPDIR/r" "$BATS_TEST_TMPDIR/m"
+	[ "$stderr" = "median: $BATS_TEST_TMPDIR/m:1: mode line after the first record" ]
+}
+
+@test "a mode other than dlperf is an error" {
+	run -1 --separate-stderr median <<<$'# source=x mode=ours'
+	[ -z "$output" ]
+	[ "$stderr" = "median: <stdin>:1: mode 'ours' is not dlperf" ]
+}
+
 @test "a record with the wrong number of fields is an error" {
 	run -1 --separate-stderr median <<<$'a\t1n1g_b128_fp32\t1'
 	[ "$stderr" = "median: <stdin>:1: 3 fields, expected 4" ]
