@@ -58,11 +58,11 @@ static void meta(const struct input *in)
 			size_t len = strcspn(p, " ");
 
 			if (len >= 5 && strncmp(p, "mode=", 5) == 0) {
-				if (nconfigs > 0)
-					record_die(in, "mode line after the first record");
 				if (len != 11 || strncmp(p + 5, "dlperf", 6) != 0)
 					record_die(in, "mode '%.*s' is not dlperf", (int)len - 5,
 						   p + 5);
+				if (nconfigs > 0)
+					record_die(in, "mode line after the first record");
 				dlperf = 1;
 			}
 			p += len;

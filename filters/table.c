@@ -31,7 +31,7 @@
  *   in shortest round-trip form; the input must hold one framework, batch
  *   and precision.
  */
-#include "formats.h"
+#include "formats/formats.h"
 #include "lib.h"
 
 #include <stdlib.h>
