@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # median: window records -> per-configuration median, mean, min, max, n.
-# Fixtures: tests/fixtures/median/<case>.tsv hold the per-run values of spec
-# §5.7 in DLPerf's reading order; <case>.expected the published
+# Fixtures: tests/fixtures/median/<case>.tsv hold the per-run speeds that
+# DLPerf's READMEs print as sample output, in DLPerf's reading order
+# (doc/dlperf.md, "Published tables"); <case>.expected the published
 # median_speed and average_speed (printed %.2f) with min, max and n.
 
 bats_require_minimum_version 1.5.0

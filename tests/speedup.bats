@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # speedup: median records -> the same records with speedup appended.
-# Fixtures: tests/fixtures/speedup/<case>.tsv are the median records of the
-# spec §5.7 cases; <case>.expected adds the published speedups.
+# Fixtures: tests/fixtures/speedup/<case>.tsv are the median records of
+# DLPerf's sample outputs (tests/fixtures/median/); <case>.expected adds the
+# published speedups (doc/dlperf.md, "Published tables").
 
 bats_require_minimum_version 1.5.0
 load helper
@@ -54,7 +55,7 @@ check_case() {
 	check_case plsc
 }
 
-@test "OneFlow 0821 report medians give its printed speedups (§5.8)" {
+@test "OneFlow's 2020-08-21 report medians give its printed speedups" {
 	run -0 speedup <<'IN'
 oneflow	1n1g_b128_fp32	384.85	384.22	382.31	385.07	7
 oneflow	1n8g_b128_fp32	2969.45	2977.44	2961.61	3006.33	7
@@ -67,7 +68,7 @@ IN
 	[ "${lines[3]##*$'\t'}" = 30.43 ]
 }
 
-@test "each batch size has its own base (OneFlow 0.2 FP32, §5.8)" {
+@test "each batch size has its own base (OneFlow's 0.2.0 report, FP32)" {
 	run -0 speedup <<'IN'
 oneflow	1n1g_b144_fp32	394.87	394.87	394.87	394.87	1
 oneflow	2n8g_b144_fp32	6254.94	6254.94	6254.94	6254.94	1

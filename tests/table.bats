@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # table: speedup records -> markdown scaling / comparison tables, DLPerf JSON.
-# The reproduction tests run the per-run values of spec §5.7
+# The reproduction tests run DLPerf's sample-output runs
 # (tests/fixtures/median/) through median | speedup | table -p and compare
-# with the published tables in data/dlperf/; tests/fixtures/table/
-# oneflow-0821.tsv holds the §5.8 OneFlow runs as window records.
+# with the published tables in data/dlperf/ (doc/dlperf.md, "Published
+# tables"); tests/fixtures/table/oneflow-0821.tsv holds the runs of
+# OneFlow's 2020-08-21 report as window records.
 
 bats_require_minimum_version 1.5.0
 load helper
@@ -32,43 +33,43 @@ reproduces() { # fixture published-file
 	[ "$got" = "$want" ]
 }
 
-@test "§5.7 PyTorch DALI workers=8 runs reproduce the published table" {
+@test "DLPerf's PyTorch DALI workers=8 runs reproduce the published table" {
 	reproduces pytorch pytorch_fp32_b128_dali-w8
 }
 
-@test "§5.7 NGC PyTorch AMP runs reproduce the published table" {
+@test "DLPerf's NGC PyTorch AMP runs reproduce the published table" {
 	reproduces ngc-pytorch ngc-pytorch_amp_b256_dynamic
 }
 
-@test "§5.7 NGC TensorFlow 1.15 FP32 runs reproduce the published table" {
+@test "DLPerf's NGC TensorFlow 1.15 FP32 runs reproduce the published table" {
 	reproduces ngc-tensorflow ngc-tensorflow_fp32_b128
 }
 
-@test "§5.7 TensorFlow 2.3 FP32 runs reproduce the published table" {
+@test "DLPerf's TensorFlow 2.3 FP32 runs reproduce the published table" {
 	reproduces tensorflow tensorflow_fp32_b128
 }
 
-@test "§5.7 PaddlePaddle FP32 runs reproduce the published table" {
+@test "DLPerf's PaddlePaddle FP32 runs reproduce the published table" {
 	reproduces paddle paddle_fp32_b128
 }
 
-@test "§5.7 NGC MXNet FP32 runs reproduce the published table" {
+@test "DLPerf's NGC MXNet FP32 runs reproduce the published table" {
 	reproduces ngc-mxnet ngc-mxnet_fp32_b128
 }
 
-@test "§5.7 gluon-cv FP32 runs reproduce the published table" {
+@test "DLPerf's gluon-cv FP32 runs reproduce the published table" {
 	reproduces mxnet mxnet_fp32_b128
 }
 
-@test "§5.7 MindSpore FP32 runs reproduce the published table" {
+@test "DLPerf's MindSpore FP32 runs reproduce the published table" {
 	reproduces mindspore mindspore_fp32_b128
 }
 
-@test "§5.7 PLSC runs reproduce the published table" {
+@test "DLPerf's PLSC runs reproduce the published table" {
 	reproduces plsc plsc_fp32_b128
 }
 
-@test "§5.8 OneFlow 0821 report runs reproduce its Final Results table" {
+@test "OneFlow's 2020-08-21 report runs reproduce its Final Results table" {
 	run -0 --separate-stderr bash -c "median '$FIXTURES/table/oneflow-0821.tsv' | speedup | table -p '$D/oneflow_fp32_b128_v0.1.9.tsv'"
 	got=$(printf '%s\n' "$output" | table_rows)
 	want=$(published_rows "$D/oneflow_fp32_b128_v0.1.9.tsv")
@@ -199,7 +200,7 @@ IN
 
 # ---- json ---------------------------------------------------------------------
 
-@test "json: the §4.1 NGC PyTorch AMP example, byte for byte, cases in ladder order" {
+@test "json: DLPerf's NGC PyTorch AMP result, byte for byte, cases in ladder order" {
 	c4n8g='"4n8g": {"average_speed": 22599.43, "batch_size_per_device": 256, "median_speed": 22551.16, "speedup": 28.09}'
 	c1n1g='"1n1g": {"average_speed": 801.31, "batch_size_per_device": 256, "median_speed": 802.9, "speedup": 1.0}'
 	c2n8g='"2n8g": {"average_speed": 11979.95, "batch_size_per_device": 256, "median_speed": 11991.94, "speedup": 14.94}'
