@@ -74,7 +74,6 @@ double bk_peak_mem_mb(void);
 /* Device memory. bk_malloc returns zeroed memory, 64-byte aligned or better. */
 void *bk_malloc(size_t bytes);
 void bk_free(void *p);
-void bk_memset0(void *dev, size_t bytes);
 void bk_to_device(void *dev, const void *host, size_t bytes);
 void bk_to_host(void *host, const void *dev, size_t bytes);
 void bk_sync(void);
@@ -148,10 +147,6 @@ void bk_fc_backward(bk_op *op);
 void bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothing, float scale,
 		   bk_tensor *dlogits);
 float bk_loss(void);
-
-/* 1 if every one of n fp32 values is finite (the loss-scale overflow check
- * of fp16 training; waits for the result). */
-int bk_all_finite(const float *x, size_t n);
 
 /* SGD with momentum over the whole flat buffers w, g and buf of n elements
  * in one pass, mathk_sgd per element, with weight decay wd on the elements

@@ -1,8 +1,8 @@
 /*
  * bench/comm.h: communication between the ranks of a data-parallel run.
- * bench/comm_mpi.c implements it with MPI (CPU); the CUDA build supplies
- * an NCCL version with the same functions (MPI only to start it). A run
- * without a launcher is one rank of one node, and needs neither.
+ * bench/cpu/comm_mpi.c implements it with MPI (CPU), bench/cuda/comm_nccl.cu
+ * with NCCL (MPI only to start it). A run without a launcher is one rank of
+ * one node, and needs neither.
  *
  * Gradients are summed in place over all ranks, in buckets: the trainer
  * starts a bucket as soon as backward has written every gradient in it and
@@ -35,7 +35,8 @@ double comm_max(double v); /* max over ranks, result on every rank */
 double comm_sum(double v); /* sum over ranks, result on every rank */
 void comm_barrier(void);
 
-/* Exit every rank (after a message has been printed by the caller). */
+/* Exit every rank (after a message has been printed by the caller); bench's
+ * exit hook calls it when more than one rank runs. */
 void comm_abort(int status);
 
 #endif

@@ -14,14 +14,21 @@
 
 /* ---- random numbers ---- */
 
-void rng_seed(rng *r, uint64_t seed)
+/* Deterministic (splitmix64 + Box-Muller), the same on every rank. */
+typedef struct rng {
+	uint64_t s;
+	int has_spare;
+	double spare;
+} rng;
+
+static void rng_seed(rng *r, uint64_t seed)
 {
 	r->s = seed;
 	r->has_spare = 0;
 	r->spare = 0.0;
 }
 
-uint64_t rng_u64(rng *r)
+static uint64_t rng_u64(rng *r)
 {
 	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -29,12 +36,13 @@ uint64_t rng_u64(rng *r)
 	return z ^ (z >> 31);
 }
 
-double rng_uniform(rng *r)
+/* [0, 1) */
+static double rng_uniform(rng *r)
 {
 	return (double)(rng_u64(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-double rng_normal(rng *r)
+static double rng_normal(rng *r)
 {
 	if (r->has_spare) {
 		r->has_spare = 0;

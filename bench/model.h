@@ -105,17 +105,6 @@ void model_backward(model *m, void (*ready)(void *ctx, size_t off), void *ctx);
  * (the last takes the rest); returns how many. */
 int model_buckets(const model *m, size_t cap, size_t *lo, size_t *hi, int max);
 
-/* Deterministic random numbers (splitmix64 + Box-Muller). */
-typedef struct rng {
-	uint64_t s;
-	int has_spare;
-	double spare;
-} rng;
-void rng_seed(rng *r, uint64_t seed);
-uint64_t rng_u64(rng *r);
-double rng_uniform(rng *r); /* [0, 1) */
-double rng_normal(rng *r);
-
 /* The synthetic data: sample i of the global batch sequence, from seed
  * alone, so any rank can make any sample. img: [3][px][px]. */
 void data_sample(uint64_t seed, long i, int px, int classes, float *img, int32_t *label);

@@ -84,7 +84,6 @@ void bk_free(void *p)
 	}
 	free(p);
 }
-void bk_memset0(void *dev, size_t bytes) { memset(dev, 0, bytes); }
 void bk_to_device(void *dev, const void *host, size_t bytes) { memcpy(dev, host, bytes); }
 void bk_to_host(void *host, const void *dev, size_t bytes) { memcpy(host, dev, bytes); }
 void bk_sync(void) { DNNL_CHECK(dnnl_stream_wait(strm)); }
@@ -884,15 +883,6 @@ void bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothi
 }
 
 float bk_loss(void) { return last_loss; }
-
-int bk_all_finite(const float *x, size_t n)
-{
-	int ok = 1;
-#pragma omp parallel for reduction(&& : ok) schedule(static)
-	for (size_t i = 0; i < n; i++)
-		ok = ok && isfinite(x[i]);
-	return ok;
-}
 
 bk_op *bk_sgd_plan(float *w, const float *g, float *buf, size_t n, const size_t *lo,
 		   const size_t *hi, int nseg)
