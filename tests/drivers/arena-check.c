@@ -1,5 +1,5 @@
 /*
- * arena-check.c: bin/test-arena-check, a test of model.c's memory plan.
+ * tests/drivers/arena-check.c: bin/test-arena-check, a test of model.c's memory plan.
  * A backend (backend.h) that does no arithmetic: it tags every byte of the
  * activation arena with the tensor that last wrote it, and checks every read
  * an op makes against those tags, in the order the backends make them: the
