@@ -63,6 +63,10 @@ extern "C" void comm_init(int *argc, char ***argv)
 	if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMI_RANK") &&
 	    !getenv("PMIX_RANK"))
 		return;
+	/* The ranks share one stderr: a message goes out as one whole line,
+	 * not in the pieces lib's die prints it in, interleaved with another
+	 * rank's (every rank finds "no CUDA device" at the same moment). */
+	setvbuf(stderr, NULL, _IOLBF, 0);
 	MPI_CHECK(MPI_Init(argc, argv));
 	C.on = 1;
 	MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
@@ -209,6 +213,7 @@ extern "C" void comm_barrier(void)
 extern "C" void comm_abort(int status)
 {
 	fflush(stdout);
+	fflush(stderr);
 	if (C.on && C.size > 1)
 		MPI_Abort(MPI_COMM_WORLD, status);
 	exit(status);
