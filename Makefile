@@ -74,7 +74,7 @@ need = $(if $($(1)),,$(error FRAMEWORK=$(FRAMEWORK) needs $(1)=<$(2)>))
 include lib/lib.mk
 include filters/filters.mk
 include bench/bench.mk
-include $(wildcard bench/cuda.mk bench/cuda/cuda.mk)
+include $(wildcard bench/cuda/cuda.mk)
 include $(wildcard tests/perf/perf.mk)
 include $(sort $(wildcard pipelines/*.mk))
 include tests/tests.mk

@@ -27,18 +27,36 @@ static LIB_NORETURN void leave(int status)
 	exit(status);
 }
 
+/* The whole line is built first and written at once, so that lines of
+ * several processes sharing a stderr (MPI ranks) do not interleave. */
 static void vwarn(const char *where, long line, const char *fmt, va_list ap)
 {
 	int saved = errno;
 	size_t len = strlen(fmt);
+	char *msg = NULL;
+	size_t size = 0;
+	FILE *m = open_memstream(&msg, &size);
 
-	fprintf(stderr, "%s: ", progname);
+	if (!m) {
+		fprintf(stderr, "%s: ", progname);
+		if (where)
+			fprintf(stderr, "%s:%ld: ", where, line);
+		vfprintf(stderr, fmt, ap);
+		fputc('\n', stderr);
+		return;
+	}
+	fprintf(m, "%s: ", progname);
 	if (where)
-		fprintf(stderr, "%s:%ld: ", where, line);
-	vfprintf(stderr, fmt, ap);
+		fprintf(m, "%s:%ld: ", where, line);
+	vfprintf(m, fmt, ap);
 	if (len > 0 && fmt[len - 1] == ':')
-		fprintf(stderr, " %s", strerror(saved));
-	fputc('\n', stderr);
+		fprintf(m, " %s", strerror(saved));
+	fputc('\n', m);
+	if (fclose(m) == 0)
+		fputs(msg, stderr);
+	else
+		fprintf(stderr, "%s: out of memory\n", progname);
+	free(msg);
 }
 
 void warnf(const char *fmt, ...)
