@@ -64,15 +64,23 @@ static void oflush(void)
 	olen = 0;
 }
 
-static void oput(const char *p, size_t n)
+static void oput_long(const char *p, size_t n)
+{
+	oflush();
+	if (n > sizeof obuf) {
+		if (fwrite(p, 1, n, stdout) != n)
+			die("<stdout>: write error:");
+		return;
+	}
+	memcpy(obuf, p, n);
+	olen = n;
+}
+
+static inline void oput(const char *p, size_t n)
 {
 	if (olen + n > sizeof obuf) {
-		oflush();
-		if (n > sizeof obuf) {
-			if (fwrite(p, 1, n, stdout) != n)
-				die("<stdout>: write error:");
-			return;
-		}
+		oput_long(p, n);
+		return;
 	}
 	memcpy(obuf + olen, p, n);
 	olen += n;
@@ -85,13 +93,12 @@ static void oc(char c)
 	obuf[olen++] = c;
 }
 
-static void otxt(struct txt t, char end)
+static void otxt(struct txt t)
 {
 	if (t.p)
 		oput(t.p, t.n);
 	else
 		oc('-');
-	oc(end);
 }
 
 /* ---- records ----------------------------------------------------------- */
@@ -120,11 +127,19 @@ static void emit(struct log *lg, long long iter, struct txt itxt, struct txt ts,
 	char num[24];
 
 	oput(lg->prefix, lg->plen);
-	otxt(itxt.p ? itxt : (struct txt){num, fmt_ll(num, iter)}, '\t');
-	otxt(ts, '\t');
-	otxt(step, '\t');
-	otxt(rate, '\t');
-	otxt(loss, '\n');
+	if (itxt.p)
+		oput(itxt.p, itxt.n);
+	else
+		oput(num, fmt_ll(num, iter));
+	oc('\t');
+	otxt(ts);
+	oc('\t');
+	otxt(step);
+	oc('\t');
+	otxt(rate);
+	oc('\t');
+	otxt(loss);
+	oc('\n');
 }
 
 /* step_s derived from the rate: TB × iterations ÷ rate. */
@@ -302,7 +317,9 @@ static void grep_log(const char *path)
 			lg.nonempty = 1;
 		if (!(at = format_match(lg.fmt, s)))
 			continue;
-		memset(&it, 0, offsetof(struct it, tsbuf));
+		it.epoch = 0;
+		it.itxt.p = it.ts.p = it.step.p = it.rate.p = it.loss.p = NULL;
+		it.ts_ns = 0;
 		if (lg.fmt->parse(&lg.sc, s, at, &it))
 			add(&lg, &it);
 	}

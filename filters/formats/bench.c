@@ -14,10 +14,15 @@
 
 #include <string.h>
 
+static int starts_iter(const char *s)
+{
+	return s[0] == 'i' && s[1] == 't' && s[2] == 'e' && s[3] == 'r' && s[4] == '=';
+}
+
 /* Where "iter=" starts: at the start or after a blank or a prefix's end. */
 static const char *bench_start(const char *s)
 {
-	if (s[0] == 'i' && strncmp(s, "iter=", 5) == 0)
+	if (starts_iter(s))
 		return s;
 	for (const char *p = s; (p = strstr(p, "iter=")) != NULL; p++)
 		if (blank(p[-1]) || p[-1] == ':' || p[-1] == ']' || p[-1] == '>')
@@ -27,8 +32,11 @@ static const char *bench_start(const char *s)
 
 static const char *detect(const char *s)
 {
-	const char *p = s[0] != '#' ? bench_start(s) : NULL;
+	const char *p;
 
+	if (starts_iter(s)) /* bench's own layout: no search for "iter=" */
+		return strstr(s + 5, " step_s=") || strstr(s + 5, " samples_per_s=") ? s : NULL;
+	p = s[0] != '#' ? bench_start(s) : NULL;
 	return p && (strstr(s, " step_s=") || strstr(s, " samples_per_s=")) ? p : NULL;
 }
 
@@ -124,7 +132,7 @@ static int parse(struct scan *sc, const char *s, const char *at, struct it *it)
 
 /* "# bench key=value …": states the whole key. Other '#' lines are
  * comments, taken as configuration so that no parser sees them. */
-static int config(struct scan *sc, const char *s)
+static void header(struct scan *sc, const char *s)
 {
 	static const char *const names[] = {"nodes", "gpus_per_node", "batch_per_device",
 					    "precision"};
@@ -132,10 +140,6 @@ static int config(struct scan *sc, const char *s)
 	struct key k;
 	long *nums[3] = {&k.nodes, &k.gpus, &k.batch};
 
-	if (s[0] != '#')
-		return 0;
-	if (strncmp(s, "# bench", 7) != 0 || !blank(s[7]))
-		return 1;
 	for (const char *p = skipb(s + 7); *p; p = skipb(p)) {
 		const char *t = p;
 		while (*p && !blank(*p))
@@ -166,7 +170,7 @@ static int config(struct scan *sc, const char *s)
 		sc->key = k;
 		sc->have_key = 1;
 		sc->keysrc = "the header";
-		return 1;
+		return;
 	}
 	long want[3] = {sc->key.nodes, sc->key.gpus, sc->key.batch};
 	for (int i = 0; i < 3; i++)
@@ -176,6 +180,14 @@ static int config(struct scan *sc, const char *s)
 	if (v[3].p && strcmp(k.prec, sc->key.prec) != 0)
 		record_die(sc->in, "the log says precision=%s, %s says %s", k.prec, sc->keysrc,
 			   sc->key.prec);
+}
+
+static int config(struct scan *sc, const char *s)
+{
+	if (s[0] != '#')
+		return 0;
+	if (strncmp(s, "# bench", 7) == 0 && blank(s[7]))
+		header(sc, s);
 	return 1;
 }
 

@@ -16,7 +16,10 @@
 
 #include "lib.h"
 
+#include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* ---- what a parser reads and fills ------------------------------------- */
 
@@ -144,8 +147,18 @@ const struct format *format_find(const char *name);
 /* The format whose iteration lines s holds, first in detection order;
  * *at is where its anchor starts. NULL when none. */
 const struct format *format_detect(const char *s, const char **at);
-/* Does s hold an iteration line of f? Where its anchor starts, or NULL. */
-const char *format_match(const struct format *f, const char *s);
+/* Does s hold an iteration line of f? Where its anchor starts, or NULL.
+ * (Inline: grep-iters asks it of every line.) */
+static inline const char *format_match(const struct format *f, const char *s)
+{
+	const char *p;
+
+	if (f->detect)
+		return f->detect(s);
+	if (!(p = strstr(s, f->anchor)) || (f->then && !strstr(p, f->then)))
+		return NULL;
+	return p;
+}
 
 /* Display name and seed column order of a framework: a format's name, or
  * another framework (pytorch-synthetic); unknown: itself, last. */
@@ -182,11 +195,69 @@ int toklen(const char *p);
 
 enum sign { ANY, POSITIVE, NONNEG };
 
+static inline int ends_token(char c, const char *stops)
+{
+	return c == '\0' || blank(c) || (stops && strchr(stops, c));
+}
+
+enum { N_BAD, N_NEG, N_ZERO, N_POS };
+
+/* Scan the plain decimal number at s ([+-]digits[.digits][e[+-]digits]):
+ * its length in *n (0 when there is none) and its sign class. */
+static inline int numscan(const char *s, size_t *n)
+{
+	const char *p = s;
+	int d = 0, nonzero = 0;
+
+	if (*p == '+' || *p == '-')
+		p++;
+	for (; digit(*p); p++, d++)
+		nonzero |= *p != '0';
+	if (*p == '.')
+		for (p++; digit(*p); p++, d++)
+			nonzero |= *p != '0';
+	*n = 0;
+	if (!d)
+		return N_BAD;
+	if ((*p == 'e' || *p == 'E') &&
+	    (digit(p[1]) || ((p[1] == '+' || p[1] == '-') && digit(p[2])))) {
+		char buf[64];
+		for (p += 2; digit(*p); p++)
+			;
+		*n = (size_t)(p - s);
+		if (*n >= sizeof buf)
+			return N_BAD;
+		memcpy(buf, s, *n);
+		buf[*n] = '\0';
+		double v = strtod(buf, NULL);
+		return !isfinite(v) ? N_BAD : v < 0 ? N_NEG : v == 0 ? N_ZERO : N_POS;
+	}
+	*n = (size_t)(p - s);
+	return !nonzero ? N_ZERO : s[0] == '-' ? N_NEG : N_POS;
+}
+
+/* getnum's error path: dies saying why p is not the number wanted. */
+__attribute__((cold)) LIB_NORETURN void badnum(struct scan *sc, const char *p, int c, size_t n,
+					       const char *what, enum sign sign);
+
 /* The number at *pp, which must end at a blank, the end or a character of
  * stops; dies naming what when it is not a number or breaks the sign rule.
- * *pp moves past it. */
-struct txt getnum(struct scan *sc, const char **pp, const char *what, const char *stops,
-		  enum sign sign);
+ * *pp moves past it. Inline: parsers read every number of a log with it. */
+static inline struct txt getnum(struct scan *sc, const char **pp, const char *what,
+				const char *stops, enum sign sign)
+{
+	const char *p = *pp;
+	size_t n = 0;
+	int c = p ? numscan(p, &n) : N_BAD;
+
+	if (n == 0 || !ends_token(p[n], stops))
+		badnum(sc, p, N_BAD, 0, what, sign);
+	if (c == N_BAD || (sign == POSITIVE && c != N_POS) || (sign == NONNEG && c == N_NEG))
+		badnum(sc, p, c, n, what, sign);
+	*pp = p + n;
+	return (struct txt){p, n};
+}
+
 /* A loss: a number, or nan / inf as frameworks print a diverged loss. */
 struct txt getloss(struct scan *sc, const char **pp, const char *what, const char *stops);
 /* A non-negative integer (at most 15 digits) ending as getnum's numbers. */

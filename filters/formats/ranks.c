@@ -36,7 +36,8 @@ static size_t arena_put(struct ranks *rk, struct txt t, size_t *n)
 	*n = t.p ? t.n : 0;
 	if (!t.p)
 		return NONE;
-	rk->arena = xgrow(rk->arena, &rk->acap, rk->alen + t.n, 1);
+	if (rk->alen + t.n > rk->acap)
+		rk->arena = xgrow(rk->arena, &rk->acap, rk->alen + t.n, 1);
 	memcpy(rk->arena + rk->alen, t.p, t.n);
 	rk->alen += t.n;
 	return rk->alen - t.n;
@@ -51,7 +52,8 @@ void ranks_keep(struct ranks **rkp, const struct it *it)
 {
 	struct ranks *rk = *rkp ? *rkp : (*rkp = xcalloc(1, sizeof **rkp));
 
-	rk->g = xgrow(rk->g, &rk->gcap, rk->ng + 1, sizeof *rk->g);
+	if (rk->ng == rk->gcap)
+		rk->g = xgrow(rk->g, &rk->gcap, rk->ng + 1, sizeof *rk->g);
 	struct grec *r = &rk->g[rk->ng];
 	r->iter = it->iter;
 	r->epoch = it->epoch;

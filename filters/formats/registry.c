@@ -45,17 +45,6 @@ const struct format *format_find(const char *name)
 	return NULL;
 }
 
-const char *format_match(const struct format *f, const char *s)
-{
-	const char *p;
-
-	if (f->detect)
-		return f->detect(s);
-	if (!(p = strstr(s, f->anchor)) || (f->then && !strstr(p, f->then)))
-		return NULL;
-	return p;
-}
-
 const struct format *format_detect(const char *s, const char **at)
 {
 	for (const struct format *const *f = formats; *f; f++)

@@ -52,50 +52,7 @@ int toklen(const char *p)
 	return n;
 }
 
-enum { N_BAD, N_NEG, N_ZERO, N_POS };
-
-/* Scan the plain decimal number at s ([+-]digits[.digits][e[+-]digits]):
- * its length in *n (0 when there is none) and its sign class. */
-static int numscan(const char *s, size_t *n)
-{
-	const char *p = s;
-	int d = 0, nonzero = 0;
-
-	if (*p == '+' || *p == '-')
-		p++;
-	for (; digit(*p); p++, d++)
-		nonzero |= *p != '0';
-	if (*p == '.')
-		for (p++; digit(*p); p++, d++)
-			nonzero |= *p != '0';
-	*n = 0;
-	if (!d)
-		return N_BAD;
-	if ((*p == 'e' || *p == 'E') &&
-	    (digit(p[1]) || ((p[1] == '+' || p[1] == '-') && digit(p[2])))) {
-		char buf[64];
-		for (p += 2; digit(*p); p++)
-			;
-		*n = (size_t)(p - s);
-		if (*n >= sizeof buf)
-			return N_BAD;
-		memcpy(buf, s, *n);
-		buf[*n] = '\0';
-		double v = strtod(buf, NULL);
-		return !isfinite(v) ? N_BAD : v < 0 ? N_NEG : v == 0 ? N_ZERO : N_POS;
-	}
-	*n = (size_t)(p - s);
-	return !nonzero ? N_ZERO : s[0] == '-' ? N_NEG : N_POS;
-}
-
-static int ends_token(char c, const char *stops)
-{
-	return c == '\0' || blank(c) || (stops && strchr(stops, c));
-}
-
-/* getnum's error path: dies saying why p is not the number wanted. */
-__attribute__((cold)) static LIB_NORETURN void badnum(struct scan *sc, const char *p, int c,
-						  size_t n, const char *what, enum sign sign)
+void badnum(struct scan *sc, const char *p, int c, size_t n, const char *what, enum sign sign)
 {
 	if (!p)
 		record_die(sc->in, "no %s", what);
@@ -104,21 +61,6 @@ __attribute__((cold)) static LIB_NORETURN void badnum(struct scan *sc, const cha
 	if (sign == NONNEG)
 		record_die(sc->in, "%s '%.*s' is negative", what, (int)n, p);
 	record_die(sc->in, "%s '%.*s' is not positive", what, (int)n, p);
-}
-
-struct txt getnum(struct scan *sc, const char **pp, const char *what, const char *stops,
-		  enum sign sign)
-{
-	const char *p = *pp;
-	size_t n = 0;
-	int c = p ? numscan(p, &n) : N_BAD;
-
-	if (n == 0 || !ends_token(p[n], stops))
-		badnum(sc, p, N_BAD, 0, what, sign);
-	if (c == N_BAD || (sign == POSITIVE && c != N_POS) || (sign == NONNEG && c == N_NEG))
-		badnum(sc, p, c, n, what, sign);
-	*pp = p + n;
-	return (struct txt){p, n};
 }
 
 struct txt getloss(struct scan *sc, const char **pp, const char *what, const char *stops)
