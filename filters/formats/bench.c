@@ -14,15 +14,10 @@
 
 #include <string.h>
 
-static int starts_iter(const char *s)
-{
-	return s[0] == 'i' && s[1] == 't' && s[2] == 'e' && s[3] == 'r' && s[4] == '=';
-}
-
 /* Where "iter=" starts: at the start or after a blank or a prefix's end. */
 static const char *bench_start(const char *s)
 {
-	if (starts_iter(s))
+	if (s[0] == 'i' && s[1] == 't' && s[2] == 'e' && s[3] == 'r' && s[4] == '=')
 		return s;
 	for (const char *p = s; (p = strstr(p, "iter=")) != NULL; p++)
 		if (blank(p[-1]) || p[-1] == ':' || p[-1] == ']' || p[-1] == '>')
@@ -32,11 +27,8 @@ static const char *bench_start(const char *s)
 
 static const char *detect(const char *s)
 {
-	const char *p;
+	const char *p = s[0] != '#' ? bench_start(s) : NULL;
 
-	if (starts_iter(s)) /* bench's own layout: no search for "iter=" */
-		return strstr(s + 5, " step_s=") || strstr(s + 5, " samples_per_s=") ? s : NULL;
-	p = s[0] != '#' ? bench_start(s) : NULL;
 	return p && (strstr(s, " step_s=") || strstr(s, " samples_per_s=")) ? p : NULL;
 }
 
@@ -151,12 +143,9 @@ static void header(struct scan *sc, const char *s)
 				v[i] = (struct txt){eq + 1, (size_t)(p - eq - 1)};
 	}
 	for (int i = 0; i < 4; i++) {
-		char buf[32];
-		const char *q = buf;
 		if (!v[i].p)
 			continue;
-		snprintf(buf, sizeof buf, "%.*s", (int)(v[i].n < 31 ? v[i].n : 31), v[i].p);
-		if (i < 3 && (v[i].n > 30 || take_pos(&q, '\0', nums[i])))
+		if (i < 3 && take_pos_n(v[i].p, v[i].n, nums[i]))
 			record_die(sc->in, "header: %s=%.*s is not a positive integer", names[i],
 				   (int)v[i].n, v[i].p);
 		if (i == 3 && set_prec(&k, v[i].p, v[i].n))

@@ -52,6 +52,15 @@ int take_pos(const char **sp, char stop, long *out)
 	return 0;
 }
 
+int take_pos_n(const char *s, size_t n, long *out)
+{
+	char buf[32];
+	const char *p = buf;
+
+	snprintf(buf, sizeof buf, "%.*s", (int)(n < 31 ? n : 31), s);
+	return n > 30 || take_pos(&p, '\0', out) ? -1 : 0;
+}
+
 /* A non-negative integer filling s[0, n). */
 static int take_run(const char *s, size_t n, long *out)
 {

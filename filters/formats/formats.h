@@ -294,6 +294,8 @@ void alias_add(const char *arg);
 /* A positive decimal integer without sign or leading zero, ending at stop;
  * *sp moves past the stop. 0, or -1 when it is not one. */
 int take_pos(const char **sp, char stop, long *out);
+/* The same filling s[0, n). */
+int take_pos_n(const char *s, size_t n, long *out);
 /* Set k->prec from prec[0, n) after the aliases; 0, or -1 when invalid. */
 int set_prec(struct key *k, const char *prec, size_t n);
 

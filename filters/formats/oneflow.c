@@ -57,11 +57,8 @@ int oneflow_config(struct scan *sc, const char *s)
 			record_die(sc->in, "%s: value '%s' is not one token", name, p);
 		if (!sc->have_key)
 			return 1;
-		char v[32];
 		long x;
-		const char *q = v;
-		snprintf(v, sizeof v, "%.*s", (int)(vn < 31 ? vn : 31), p);
-		if (vn > 30 || take_pos(&q, '\0', &x))
+		if (take_pos_n(p, vn, &x))
 			record_die(sc->in, "%s = '%.*s' is not a positive integer", name, (int)vn,
 				   p);
 		long want = i == 0 ? sc->key.nodes
