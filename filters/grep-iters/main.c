@@ -15,7 +15,7 @@
  * With -c dlperf the first line is the meta line "# mode=dlperf" and every
  * matching line is one record, in file order, numbered as printed.
  */
-#include "formats/formats.h"
+#include "grep-iters.h"
 #include "lib.h"
 
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * timestamp, the first line's loss. Epochs that restart the count are
  * numbered on, each after the longest rank of the one before.
  */
-#include "formats.h"
+#include "grep-iters.h"
 
 #include <math.h>
 #include <stdlib.h>
