@@ -110,7 +110,7 @@ void bk_conv_backward_weights(bk_op *op);
  *   y = relu(bn(x))        relu 1, z NULL
  *   y = relu(bn(x) + z)    relu 1, z and dz given (the end of a bottleneck)
  * Forward also updates running_mean and running_var (fp32 [c], torch's
- * momentum and unbiased variance: elementwise.h's mathk_bn_running).
+ * momentum and unbiased variance: elementwise.h's ew_bn_running).
  * Backward writes dx, dgamma, dbeta, and dz = the gradient of the sum; it
  * may overwrite dy.
  * y_kept: y still holds the forward's output when backward runs, so the
@@ -142,14 +142,14 @@ void bk_fc_backward(bk_op *op);
 
 /* Softmax cross-entropy with label smoothing over logits [n][k] (BK_MATRIX)
  * and labels (device int32 [n]): writes dlogits = scale * (softmax - target)
- * (mathk_softmax_ce_row; scale = 1 / global batch). Does not wait: the mean
+ * (ew_softmax_ce_row; scale = 1 / global batch). Does not wait: the mean
  * loss over the n rows is bk_loss's after the next bk_sync. */
 void bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothing, float scale,
 		   bk_tensor *dlogits);
 float bk_loss(void);
 
 /* SGD with momentum over the whole flat buffers w, g and buf of n elements
- * in one pass, mathk_sgd per element, with weight decay wd on the elements
+ * in one pass, ew_sgd per element, with weight decay wd on the elements
  * in the nseg ascending, disjoint ranges [lo[k], hi[k]) (copied at plan
  * time) and none elsewhere. */
 bk_op *bk_sgd_plan(float *w, const float *g, float *buf, size_t n, const size_t *lo,

@@ -23,7 +23,7 @@
  * multiplies the raw gradient first (1 when the loss gradient is already
  * divided by the global batch).
  */
-static inline BENCH_HD void mathk_sgd(float *w, float *buf, float g, float grad_scale,
+static inline BENCH_HD void ew_sgd(float *w, float *buf, float g, float grad_scale,
 				      float lr, float momentum, float wd)
 {
 	float d = g * grad_scale + wd * *w;
@@ -39,7 +39,7 @@ static inline BENCH_HD void mathk_sgd(float *w, float *buf, float g, float grad_
  * k < nseg and lo[k] <= i. A binary search, for one element (a GPU thread);
  * a loop over ascending i can start from it and step on.
  */
-static inline BENCH_HD int mathk_range_after(size_t i, const size_t *hi, int nseg)
+static inline BENCH_HD int ew_range_after(size_t i, const size_t *hi, int nseg)
 {
 	int a = 0, b = nseg;
 	while (a < b) {
@@ -53,7 +53,7 @@ static inline BENCH_HD int mathk_range_after(size_t i, const size_t *hi, int nse
 }
 
 /* Label-smoothed target of class j as torch's cross_entropy(label_smoothing=s). */
-static inline BENCH_HD float mathk_target(int j, int label, int k, float s)
+static inline BENCH_HD float ew_target(int j, int label, int k, float s)
 {
 	return (j == label ? 1.0f - s : 0.0f) + s / (float)k;
 }
@@ -65,7 +65,7 @@ static inline BENCH_HD float mathk_target(int j, int label, int k, float s)
  * so that a sum over ranks gives the mean gradient. Max-subtracted, sums in
  * double for a loss accurate to fp32 rounding at 1000 classes.
  */
-static inline BENCH_HD float mathk_softmax_ce_row(const float *z, int k, int label, float s,
+static inline BENCH_HD float ew_softmax_ce_row(const float *z, int k, int label, float s,
 						  float scale, float *dz)
 {
 	float mx = z[0];
@@ -78,7 +78,7 @@ static inline BENCH_HD float mathk_softmax_ce_row(const float *z, int k, int lab
 	double loss = 0.0;
 	for (int j = 0; j < k; j++) {
 		double logp = (double)z[j] - lse;
-		double t = (double)mathk_target(j, label, k, s);
+		double t = (double)ew_target(j, label, k, s);
 		loss -= t * logp;
 		dz[j] = scale * (float)(exp(logp) - t);
 	}
@@ -89,7 +89,7 @@ static inline BENCH_HD float mathk_softmax_ce_row(const float *z, int k, int lab
  * BN running statistics as torch (momentum 0.1): the variance stored is the
  * unbiased one, var * m / (m - 1) with m = elements per channel.
  */
-static inline BENCH_HD void mathk_bn_running(float *rmean, float *rvar, float mean, float var,
+static inline BENCH_HD void ew_bn_running(float *rmean, float *rvar, float mean, float var,
 					     float momentum, double m)
 {
 	double unbiased = m > 1.0 ? (double)var * m / (m - 1.0) : (double)var;

@@ -34,7 +34,7 @@ static dnnl_data_type_t act_dt = dnnl_f32;
 static dnnl_format_tag_t act_tag = dnnl_nChw16c; /* set by bk_init */
 static int act_block = 16; /* channels per block of the blocked layout: the ISA's vector */
 static int verbose;
-/* Shared temporaries, grown (xgrow) at plan time to the largest any op
+/* Shared temporaries, grown (temp_grow) at plan time to the largest any op
  * needs; memories over them get their handle set at run time, so earlier
  * plans see the final buffer. Sizes in bytes. */
 static void *scratch; /* the scratchpad of every primitive */
@@ -83,6 +83,21 @@ void bk_free(void *p)
 		}
 	}
 	free(p);
+}
+
+/* A shared temporary: at least need bytes, 64-byte aligned for the vector
+ * kernels, its old contents dropped (nothing is kept across plans), no
+ * more than the largest need (xgrow would copy and double). */
+static void *temp_grow(void *p, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return p;
+	free(p);
+	p = NULL;
+	if (posix_memalign(&p, 64, (need + 63) & ~(size_t)63) != 0)
+		die("out of memory (%zu bytes)", need);
+	*cap = need;
+	return p;
 }
 void bk_to_device(void *dev, const void *host, size_t bytes) { memcpy(dev, host, bytes); }
 void bk_to_host(void *host, const void *dev, size_t bytes) { memcpy(host, dev, bytes); }
@@ -323,7 +338,7 @@ static void prim_make(prim *p, const_dnnl_primitive_desc_t pd)
 	const dnnl_memory_desc_t *smd = query_md(pd, dnnl_query_scratchpad_md);
 	size_t sz = smd ? dnnl_memory_desc_get_size(smd) : 0;
 	if (sz) {
-		scratch = xgrow(scratch, &scratch_size, sz, 1);
+		scratch = temp_grow(scratch, &scratch_size, sz);
 		p->scratch = mem_over(smd, scratch);
 		p->a[p->n++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, p->scratch};
 	}
@@ -520,7 +535,7 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 						      &y->md, s, p, p));
 	dnnl_primitive_desc_t fpd = pd_create(&cd, NULL, NULL, "conv fwd");
 	const dnnl_memory_desc_t *fw = query_md(fpd, dnnl_query_weights_md);
-	wtmp = xgrow(wtmp, &wtmp_size, dnnl_memory_desc_get_size(fw), 1);
+	wtmp = temp_grow(wtmp, &wtmp_size, dnnl_memory_desc_get_size(fw));
 	op->m_wf = mem_over(fw, wtmp);
 	reorder_make(&op->r_wf, op->m_w, &wplain, op->m_wf, fw);
 	prim_make(&op->fwd, fpd);
@@ -533,7 +548,7 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 			&cd, dnnl_convolution_direct, &dx->md, &wany, &dy->md, s, p, p));
 		dnnl_primitive_desc_t bpd = pd_create(&cd, NULL, fpd, "conv bwd data");
 		const dnnl_memory_desc_t *bw = query_md(bpd, dnnl_query_weights_md);
-		wtmp = xgrow(wtmp, &wtmp_size, dnnl_memory_desc_get_size(bw), 1);
+		wtmp = temp_grow(wtmp, &wtmp_size, dnnl_memory_desc_get_size(bw));
 		op->m_wb = mem_over(bw, wtmp);
 		reorder_make(&op->r_wb, op->m_w, &wplain, op->m_wb, bw);
 		dnnl_memory_t wm = op->m_wb;
@@ -542,7 +557,7 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 			/* no sum post-op on backward data: compute into a
 			 * shared temporary, then dx += it */
 			size_t need = dnnl_memory_desc_get_size(&dx->md);
-			acc_tmp = xgrow(acc_tmp, &acc_tmp_size, need, 1);
+			acc_tmp = temp_grow(acc_tmp, &acc_tmp_size, need);
 			op->m_tmp = mem_over(&dx->md, acc_tmp);
 			dxm = op->m_tmp;
 			add_make(&op->add, dx->mem, op->m_tmp, &dx->md, 0, "conv dx add");
@@ -587,7 +602,7 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 	const dnnl_memory_desc_t *dwmd = query_md(wpd, dnnl_query_diff_weights_md);
 	dnnl_memory_t dwm = op->m_dw;
 	if (!dnnl_memory_desc_equal(dwmd, &wplain)) {
-		dwtmp = xgrow(dwtmp, &dwtmp_size, dnnl_memory_desc_get_size(dwmd), 1);
+		dwtmp = temp_grow(dwtmp, &dwtmp_size, dnnl_memory_desc_get_size(dwmd));
 		op->m_dwb = mem_over(dwmd, dwtmp);
 		dwm = op->m_dwb;
 		reorder_make(&op->r_dw, op->m_dwb, dwmd, op->m_dw, &wplain);
@@ -738,7 +753,7 @@ void bk_bn_forward(bk_op *op)
 		prim_run(&op->add);
 	const float *mean = op->mean.p, *var = op->var.p;
 	for (int c = 0; c < op->x->c; c++)
-		mathk_bn_running(&op->rmean[c], &op->rvar[c], mean[c], var[c], op->momentum,
+		ew_bn_running(&op->rmean[c], &op->rvar[c], mean[c], var[c], op->momentum,
 				 op->count);
 }
 
@@ -877,7 +892,7 @@ void bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothi
 	float *dz = dlogits->data;
 	double loss = 0.0;
 	for (int i = 0; i < n; i++)
-		loss += mathk_softmax_ce_row(z + (size_t)i * k, k, labels[i], smoothing, scale,
+		loss += ew_softmax_ce_row(z + (size_t)i * k, k, labels[i], smoothing, scale,
 					     dz + (size_t)i * k);
 	last_loss = (float)(loss / n);
 }
@@ -913,7 +928,7 @@ void bk_sgd_run(bk_op *op, float grad_scale, float lr, float momentum, float wd)
 	{
 		size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
 		size_t i = n * t / nt, b = n * (t + 1) / nt;
-		int k = mathk_range_after(i, hi, nseg);
+		int k = ew_range_after(i, hi, nseg);
 		while (i < b) {
 			int in = k < nseg && lo[k] <= i;
 			size_t end = in ? hi[k++] : k < nseg ? lo[k] : b;
@@ -922,7 +937,7 @@ void bk_sgd_run(bk_op *op, float grad_scale, float lr, float momentum, float wd)
 				end = b;
 #pragma omp simd
 			for (size_t j = i; j < end; j++)
-				mathk_sgd(&w[j], &buf[j], g[j], grad_scale, lr, momentum, d);
+				ew_sgd(&w[j], &buf[j], g[j], grad_scale, lr, momentum, d);
 			i = end;
 		}
 	}

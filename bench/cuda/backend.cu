@@ -165,8 +165,6 @@ extern "C" void bk_init(const bk_config *cfg)
 	CUDA_CHECK(cudaMalloc((void **)&gpu.flag, sizeof(int)));
 	CUDA_CHECK(cudaMemsetAsync(gpu.flag, 0, sizeof(int), gpu.stream));
 	CUDA_CHECK(cudaMallocHost((void **)&gpu.flag_host, sizeof(int)));
-	CUDA_CHECK(cudaMalloc((void **)&gpu.check, sizeof(int)));
-	CUDA_CHECK(cudaMallocHost((void **)&gpu.check_host, sizeof(int)));
 	CUDA_CHECK(cudaEventCreate(&gpu.step_start));
 	CUDA_CHECK(cudaEventCreate(&gpu.step_stop));
 	gpu.scaling = gpu.precision == BK_AMP;
@@ -199,8 +197,6 @@ extern "C" void bk_finalize(void)
 		CUDA_CHECK(cudaFreeHost(gpu.loss_host));
 	CUDA_CHECK(cudaFree(gpu.flag));
 	CUDA_CHECK(cudaFreeHost(gpu.flag_host));
-	CUDA_CHECK(cudaFree(gpu.check));
-	CUDA_CHECK(cudaFreeHost(gpu.check_host));
 	CUDA_CHECK(cudaEventDestroy(gpu.step_start));
 	CUDA_CHECK(cudaEventDestroy(gpu.step_stop));
 	CUBLAS_CHECK(cublasDestroy(gpu.blas));
@@ -295,11 +291,6 @@ extern "C" void bk_free(void *p)
 		return;
 	CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
 	CUDA_CHECK(cudaFree(p));
-}
-
-extern "C" void bk_memset0(void *dev, size_t bytes)
-{
-	CUDA_CHECK(cudaMemsetAsync(dev, 0, bytes, gpu.stream));
 }
 
 /* Copies go through the compute stream: it does not synchronise with the

@@ -36,7 +36,6 @@ struct cuda_backend {
 	size_t act_size;         /* bytes per BK_ACT element */
 	int *flag;               /* device: 1 when this step's gradients overflowed */
 	int *flag_host;          /* pinned */
-	int *check, *check_host; /* bk_all_finite's flag, device and pinned */
 	float *loss_rows;        /* device [loss_cap]: loss per row of softmax_ce */
 	float *loss_host;        /* pinned [loss_cap] */
 	int loss_cap;

@@ -322,11 +322,11 @@ static __global__ void k_softmax_ce(const float *z, const int32_t *labels, int n
 				    float scale, float *dz, float *loss)
 {
 	GRID_STRIDE(i, (size_t)n) {
-		loss[i] = mathk_softmax_ce_row(z + i * k, k, labels[i], s, scale, dz + i * k);
+		loss[i] = ew_softmax_ce_row(z + i * k, k, labels[i], s, scale, dz + i * k);
 	}
 }
 
-/* mathk_sgd over the flat buffers, weight decay on the elements in the
+/* ew_sgd over the flat buffers, weight decay on the elements in the
  * ranges [lo[k], hi[k]); the whole step is skipped while *flag is set. */
 static __global__ void k_sgd(float *w, const float *g, float *buf, size_t n, const size_t *lo,
 			     const size_t *hi, int nseg, float gs, float lr, float mom, float wd,
@@ -335,8 +335,8 @@ static __global__ void k_sgd(float *w, const float *g, float *buf, size_t n, con
 	if (*flag)
 		return;
 	GRID_STRIDE(i, n) {
-		int k = mathk_range_after(i, hi, nseg);
-		mathk_sgd(&w[i], &buf[i], g[i], gs, lr, mom, k < nseg && lo[k] <= i ? wd : 0.0f);
+		int k = ew_range_after(i, hi, nseg);
+		ew_sgd(&w[i], &buf[i], g[i], gs, lr, mom, k < nseg && lo[k] <= i ? wd : 0.0f);
 	}
 }
 
@@ -571,21 +571,6 @@ extern "C" float bk_loss(void)
 	for (int i = 0; i < gpu.loss_n; i++)
 		sum += gpu.loss_host[i];
 	return gpu.loss_n ? (float)(sum / gpu.loss_n) : 0.0f;
-}
-
-/* backend.h's overflow check: waits for the answer (the backend's own loss
- * scaling does not need it: its check and skip stay on the device). */
-extern "C" int bk_all_finite(const float *x, size_t n)
-{
-	if (n == 0)
-		return 1;
-	CUDA_CHECK(cudaMemsetAsync(gpu.check, 0, sizeof(int), gpu.stream));
-	k_check_finite<<<blocks(n), THREADS, 0, gpu.stream>>>(x, n, gpu.check);
-	CUDA_LAUNCH_CHECK();
-	CUDA_CHECK(cudaMemcpyAsync(gpu.check_host, gpu.check, sizeof(int), cudaMemcpyDeviceToHost,
-				   gpu.stream));
-	CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
-	return *gpu.check_host == 0;
 }
 
 extern "C" bk_op *bk_sgd_plan(float *w, const float *g, float *buf, size_t n, const size_t *lo,
