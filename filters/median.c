@@ -48,30 +48,13 @@ static struct config *config_get(const char *framework, const char *key)
 	return c;
 }
 
-/* A meta line: a mode line sets the mode, which must be known before the
- * first record; then the line is copied as it was (input_record split it at
- * tabs). */
+/* A meta line: copied as it came; a mode line sets the mode, which must be
+ * known before the first record. */
 static void meta(const struct input *in)
 {
-	for (int i = 0; i < in->nf; i++) {
-		for (const char *p = in->f[i] + (i == 0); *p;) {
-			size_t len = strcspn(p, " ");
-
-			if (len >= 5 && strncmp(p, "mode=", 5) == 0) {
-				if (len != 11 || strncmp(p + 5, "dlperf", 6) != 0)
-					record_die(in, "mode '%.*s' is not dlperf", (int)len - 5,
-						   p + 5);
-				if (nconfigs > 0)
-					record_die(in, "mode line after the first record");
-				dlperf = 1;
-			}
-			p += len;
-			p += strspn(p, " ");
-		}
-	}
-	for (int i = 0; i < in->nf; i++)
-		printf("%s%s", i ? "\t" : "", in->f[i]);
-	putchar('\n');
+	if (meta_mode(in, nconfigs > 0))
+		dlperf = 1;
+	printf("%s\n", in->line);
 }
 
 static void add(struct input *in)
@@ -139,7 +122,7 @@ int main(int argc, char *argv[])
 
 	FOREACH_INPUT(in, argc, argv)
 		while (input_record(&in))
-			if (in.f[0][0] == '#')
+			if (in.meta)
 				meta(&in);
 			else
 				add(&in);

@@ -25,23 +25,10 @@ static size_t nrecs, caprecs;
 static struct meta *metas;
 static size_t nmetas, capmetas;
 
-/* The meta line just read, as it was (input_record split it at tabs). */
 static void add_meta(const struct input *in)
 {
-	size_t len = 0;
-	char *s;
-
-	for (int i = 0; i < in->nf; i++)
-		len += strlen(in->f[i]) + 1;
-	s = xmalloc(len);
-	s[0] = '\0';
-	for (int i = 0; i < in->nf; i++) {
-		if (i)
-			strcat(s, "\t");
-		strcat(s, in->f[i]);
-	}
 	metas = xgrow(metas, &capmetas, nmetas + 1, sizeof *metas);
-	metas[nmetas++] = (struct meta){s, nrecs};
+	metas[nmetas++] = (struct meta){xstrdup(in->line), nrecs};
 }
 
 static void add(struct input *in)
@@ -89,7 +76,7 @@ int main(int argc, char *argv[])
 
 	FOREACH_INPUT(in, argc, argv)
 		while (input_record(&in))
-			if (in.f[0][0] == '#')
+			if (in.meta)
 				add_meta(&in);
 			else
 				add(&in);

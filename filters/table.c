@@ -77,7 +77,7 @@ static void read_published(const char *path)
 
 	input_open(&in, path);
 	while (input_record(&in)) {
-		if (in.f[0][0] == '#')
+		if (in.meta)
 			continue;
 		record_expect(&in, 4);
 		if (key_parse(in.f[1], &k) != 0)
@@ -306,7 +306,7 @@ int main(int argc, char *argv[])
 		read_published(published);
 	FOREACH_INPUT(in, argc, argv)
 		while (input_record(&in))
-			if (in.f[0][0] != '#')
+			if (!in.meta)
 				read_row(&in);
 	if (strcmp(style, "scaling") == 0)
 		scaling(published != NULL);

@@ -282,22 +282,11 @@ static void run_end(struct run *r)
 	printf("%s\t%s\t%ld\t%.2f\n", r->framework, r->keytext, r->number, v);
 }
 
-/* A meta line "# key=value ...", copied to the output as it came; "mode=dlperf"
- * before the first record switches to DLPerf's mode. */
+/* A meta line, copied to the output as it came; "mode=dlperf" before the
+ * first record switches to DLPerf's mode. */
 static void meta(struct input *in)
 {
-	for (int i = 1; i < in->nf; i++)
-		in->f[i][-1] = '\t'; /* the line as read */
-	for (const char *p = skipb(in->line + 1); *p; p = skipb(p)) {
-		const char *t = p;
-		while (*p && !blank(*p))
-			p++;
-		if (p - t < 5 || strncmp(t, "mode=", 5) != 0)
-			continue;
-		if (p - t != 11 || strncmp(t + 5, "dlperf", 6) != 0)
-			record_die(in, "mode '%.*s' is not dlperf", (int)(p - t - 5), t + 5);
-		if (records)
-			record_die(in, "mode line after the first record");
+	if (meta_mode(in, records)) {
 		if (opt_method >= 0)
 			record_die(in, "-m: DLPerf's method is fixed per format with mode=dlperf");
 		dlperf = 1;
@@ -355,7 +344,7 @@ int main(int argc, char *argv[])
 
 	FOREACH_INPUT(in, argc, argv) {
 		while (input_record(&in)) {
-			if (in.line[0] == '#') {
+			if (in.meta) {
 				meta(&in);
 				continue;
 			}

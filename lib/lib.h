@@ -8,8 +8,9 @@
  *   alloc.c   xmalloc, xcalloc, xrealloc, xgrow, xstrdup
  *   num.c     parse_long, parse_double, flag_int, fmt_shortest
  *   stats.c   cmp_double, median_of, pairwise_sum, r2n, r2p
- *   record.c  struct input (files or stdin, line by line), records, the
- *             median record that speedup and table read
+ *   record.c  struct input (files or stdin, line by line), records, meta
+ *             lines
+ *   medrec.c  the median record that speedup and table read
  *   key.c     <N>n<G>g_b<B>_<prec> keys and their ladder order
  */
 #ifndef DLBENCH_LIB_H
@@ -106,6 +107,7 @@ struct input {
 	size_t cap;
 	int nf;
 	char *f[REC_MAXF];
+	int meta; /* the line is a meta line: not split, nf 1, f[0] the line */
 };
 
 /* Open path ("-" = stdin); dies "prog: path: strerror" on failure. */
@@ -114,8 +116,14 @@ void input_close(struct input *in);
 /* Read one raw line (no splitting); 1 = got one, 0 = end of file.
  * A read error dies naming the file. */
 int input_line(struct input *in);
-/* Read one line and split it at tabs into f[0..nf-1]; 1 = got one. */
+/* Read one line and split it at tabs into f[0..nf-1]; 1 = got one. A meta
+ * line (one that starts with '#') is left whole and sets in->meta. */
 int input_record(struct input *in);
+/* A meta line is "# key=value ..." (doc/formats.md): not a record, passed
+ * on by the filters. Returns 1 when it says mode=dlperf (DLPerf's methods
+ * for the whole stream), 0 when it names no mode; dies "file:line: mode 'x'
+ * is not dlperf", or "mode line after the first record" when records_before. */
+int meta_mode(const struct input *in, int records_before);
 /* Die unless the record has exactly n fields:
  * "prog: file:line: 3 fields, expected 8". */
 void record_expect(struct input *in, int n);

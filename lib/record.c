@@ -56,8 +56,13 @@ int input_record(struct input *in)
 {
 	if (!input_line(in))
 		return 0;
+	in->meta = in->line[0] == '#';
 	in->nf = 0;
 	char *p = in->line;
+	if (in->meta) {
+		in->f[in->nf++] = p;
+		return 1;
+	}
 	for (;;) {
 		if (in->nf == REC_MAXF)
 			record_die(in, "more than %d fields", REC_MAXF);
@@ -96,3 +101,23 @@ double record_num(struct input *in, int i, const char *what, int positive)
 	return v;
 }
 
+
+int meta_mode(const struct input *in, int records_before)
+{
+	int mode = 0;
+
+	for (const char *p = in->line + 1; *p;) {
+		p += strspn(p, " \t");
+		size_t n = strcspn(p, " \t");
+
+		if (n >= 5 && strncmp(p, "mode=", 5) == 0) {
+			if (n != 11 || strncmp(p + 5, "dlperf", 6) != 0)
+				record_die(in, "mode '%.*s' is not dlperf", (int)n - 5, p + 5);
+			if (records_before)
+				record_die(in, "mode line after the first record");
+			mode = 1;
+		}
+		p += n;
+	}
+	return mode;
+}

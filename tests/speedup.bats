@@ -182,3 +182,9 @@ IN
 	run -1 --separate-stderr bash -c "speedup '$F/plsc.tsv' > /dev/full"
 	[ "$stderr" = "speedup: <stdout>: write error: No space left on device" ]
 }
+
+@test "a meta line is passed on whole, however many tabs it holds" {
+	line="# host=a$(printf '\tx=%d' $(seq 1 20))"
+	run -0 speedup <<<"$line"
+	[ "$output" = "$line" ]
+}

@@ -447,3 +447,9 @@ check_dlperf() {
 	run -1 --separate-stderr bash -c "window '$F/oneflow.tsv' > /dev/full"
 	[ "$stderr" = "window: <stdout>: write error: No space left on device" ]
 }
+
+@test "a meta line is passed on whole, however many tabs it holds" {
+	line="# host=a$(printf '\tx=%d' $(seq 1 20))"
+	run -0 window <<<"$line"
+	[ "$output" = "$line" ]
+}
