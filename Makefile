@@ -147,8 +147,9 @@ ALIAS ?=
 WINDOW ?=
 PUBLISHED ?=
 
-COMPAT_FLAG := $(if $(COMPAT),-c $(COMPAT))
-GREP_FLAGS = $(COMPAT_FLAG) $(if $(ALIAS),-a $(ALIAS))
+# COMPAT goes to grep-iters only: its "# mode=dlperf" line tells window and
+# median downstream.
+GREP_FLAGS = $(if $(COMPAT),-c $(COMPAT)) $(if $(ALIAS),-a $(ALIAS))
 TABLE_FLAGS = $(if $(PUBLISHED),-p $(PUBLISHED))
 FILTER_BINS := $(addprefix $(BIN)/,grep-iters window median speedup table)
 
@@ -213,8 +214,8 @@ endef
 define result_rule
 $(RESULTS)/$(1).md $(RESULTS)/$(1).json: $(call ladder_logs,$(1)) $(FILTER_BINS)
 	@mkdir -p $$(@D)
-	$(BIN)/grep-iters $(GREP_FLAGS) $$(filter %.log,$$^) | $(BIN)/window $(COMPAT_FLAG) $(WINDOW) \
-		| $(BIN)/median $(COMPAT_FLAG) | $(BIN)/speedup \
+	$(BIN)/grep-iters $(GREP_FLAGS) $$(filter %.log,$$^) | $(BIN)/window $(WINDOW) \
+		| $(BIN)/median | $(BIN)/speedup \
 		| $(BIN)/table $$(if $$(filter %.json,$$@),-s json,$(TABLE_FLAGS)) > $$@.tmp
 	@mv $$@.tmp $$@
 	@cat $$@$$(if $$(filter %.json,$$@),; echo)
@@ -227,8 +228,8 @@ define compare_rule
 $(RESULTS)/compare_$(1).md: $(sort $(wildcard $(LOGDIR)/*/*_$(1)/*.log)) $(FILTER_BINS)
 	@mkdir -p $$(@D)
 	$$(if $$(filter %.log,$$^),,$$(error no logs of *_$(1) under $(LOGDIR)))
-	$(BIN)/grep-iters $(GREP_FLAGS) $$(filter %.log,$$^) | $(BIN)/window $(COMPAT_FLAG) \
-		| $(BIN)/median $(COMPAT_FLAG) | $(BIN)/speedup | $(BIN)/table -s compare > $$@.tmp
+	$(BIN)/grep-iters $(GREP_FLAGS) $$(filter %.log,$$^) | $(BIN)/window \
+		| $(BIN)/median | $(BIN)/speedup | $(BIN)/table -s compare > $$@.tmp
 	@mv $$@.tmp $$@
 	@cat $$@
 endef
