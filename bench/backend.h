@@ -123,8 +123,8 @@ void bk_bn_forward(bk_op *op);
 void bk_bn_backward(bk_op *op);
 
 /* Max pooling k x k, stride, pad (padding never wins). */
-bk_op *bk_maxpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k,
-		       int stride, int pad);
+bk_op *bk_maxpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k, int stride,
+		       int pad);
 void bk_maxpool_forward(bk_op *op);
 void bk_maxpool_backward(bk_op *op);
 

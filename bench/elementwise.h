@@ -23,8 +23,8 @@
  * multiplies the raw gradient first (1 when the loss gradient is already
  * divided by the global batch).
  */
-static inline BENCH_HD void ew_sgd(float *w, float *buf, float g, float grad_scale,
-				      float lr, float momentum, float wd)
+static inline BENCH_HD void ew_sgd(float *w, float *buf, float g, float grad_scale, float lr,
+				   float momentum, float wd)
 {
 	float d = g * grad_scale + wd * *w;
 	float b = momentum * *buf + d;
@@ -66,7 +66,7 @@ static inline BENCH_HD float ew_target(int j, int label, int k, float s)
  * double for a loss accurate to fp32 rounding at 1000 classes.
  */
 static inline BENCH_HD float ew_softmax_ce_row(const float *z, int k, int label, float s,
-						  float scale, float *dz)
+					       float scale, float *dz)
 {
 	float mx = z[0];
 	for (int j = 1; j < k; j++)
@@ -90,7 +90,7 @@ static inline BENCH_HD float ew_softmax_ce_row(const float *z, int k, int label,
  * unbiased one, var * m / (m - 1) with m = elements per channel.
  */
 static inline BENCH_HD void ew_bn_running(float *rmean, float *rvar, float mean, float var,
-					     float momentum, double m)
+					  float momentum, double m)
 {
 	double unbiased = m > 1.0 ? (double)var * m / (m - 1.0) : (double)var;
 	*rmean = (1.0f - momentum) * *rmean + momentum * mean;

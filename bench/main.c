@@ -49,12 +49,14 @@ enum flag_kind {
 struct flag {
 	const char *name;
 	int kind;
-	size_t off;     /* of the field in config */
-	double lo, hi;  /* exact in a double: integers up to 2^53 */
+	size_t off;      /* of the field in config */
+	double lo, hi;   /* exact in a double: integers up to 2^53 */
 	const char *arg; /* the value in the usage; F_CHOICE: the choices */
 };
 
+/* clang-format off: it would take the braces for a block */
 #define FLAG(name, kind, field, lo, hi, arg) {name, kind, offsetof(config, field), lo, hi, arg}
+/* clang-format on */
 
 static const struct flag flags[] = {
 	FLAG("--describe", F_SWITCH, describe, 0, 0, NULL),
@@ -161,7 +163,10 @@ static int choice_value(const struct flag *f, const char *v)
 	for (const char *p = f->arg; *p; i++) {
 		size_t len = strcspn(p, "|");
 		k += (size_t)snprintf(list + k, sizeof list - k, "%s%.*s",
-				      i == 0 ? "" : i == n - 1 ? " or " : ", ", (int)len, p);
+				      i == 0       ? ""
+				      : i == n - 1 ? " or "
+						   : ", ",
+				      (int)len, p);
 		p += len + (p[len] == '|');
 	}
 	die_usage("%s: '%s' is not %s", f->name, v, list);
@@ -200,9 +205,18 @@ static void set(config *c, const struct flag *f, const char *v)
 
 static void parse(config *c, int argc, char **argv)
 {
-	*c = (config){.batch = 16, .image = 224, .classes = 1000, .iters = 20, .warmup = -1,
-		      .seed = 1, .lr = -1, .momentum = 0.9, .weight_decay = 1e-4, .shard = -1,
-		      .bucket_mb = 25.0, .precision = BK_FP32};
+	*c = (config){.batch = 16,
+		      .image = 224,
+		      .classes = 1000,
+		      .iters = 20,
+		      .warmup = -1,
+		      .seed = 1,
+		      .lr = -1,
+		      .momentum = 0.9,
+		      .weight_decay = 1e-4,
+		      .shard = -1,
+		      .bucket_mb = 25.0,
+		      .precision = BK_FP32};
 	allreduce_defaults(&c->ar);
 	for (int i = 1; i < argc; i++) {
 		const char *name = argv[i];
@@ -366,8 +380,11 @@ int main(int argc, char **argv)
 			die_usage("--loss-scale: only with --precision amp on CUDA");
 		bk_set_loss_scale((float)c.loss_scale);
 	}
-	bk_config bc = {.precision = c.precision, .threads = c.threads,
-			.local_rank = comm_local_rank(), .verbose = c.verbose, .layout = c.layout};
+	bk_config bc = {.precision = c.precision,
+			.threads = c.threads,
+			.local_rank = comm_local_rank(),
+			.verbose = c.verbose,
+			.layout = c.layout};
 	bk_init(&bc);
 	if (c.allreduce) { /* bench --allreduce: the benchmark, no training */
 		allreduce_check(&c.ar);
@@ -445,8 +462,8 @@ int main(int argc, char **argv)
 		if (it > c.warmup)
 			timed += step;
 		if (rank == 0) {
-			printf("iter=%d loss=%.4f step_s=%.4f samples_per_s=%.2f ts=%lld.%06ld\n", it,
-			       gloss, step, (double)global_batch / step, (long long)tv.tv_sec,
+			printf("iter=%d loss=%.4f step_s=%.4f samples_per_s=%.2f ts=%lld.%06ld\n",
+			       it, gloss, step, (double)global_batch / step, (long long)tv.tv_sec,
 			       (long)tv.tv_usec);
 			fflush(stdout);
 		}
@@ -460,8 +477,8 @@ int main(int argc, char **argv)
 	if (rank == 0) {
 		int n = c.iters - c.warmup;
 		if (c.warmup > 0 || c.iters > 1)
-			printf("# summary warmup=%d timed_iters=%d samples_per_s=%.2f\n", c.warmup, n,
-			       timed > 0 ? (double)global_batch * n / timed : 0.0);
+			printf("# summary warmup=%d timed_iters=%d samples_per_s=%.2f\n", c.warmup,
+			       n, timed > 0 ? (double)global_batch * n / timed : 0.0);
 		printf("# end iters=%d peak_mem_mb=%ld\n", c.iters, peak);
 	}
 	bk_op_destroy(sgd);

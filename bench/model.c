@@ -250,8 +250,8 @@ void model_build(model *m, int batch, int image, int classes)
 
 static const char *kind_name(int k)
 {
-	static const char *names[] = {"conv", "bn", "bn+relu", "bn+add+relu", "maxpool", "avgpool",
-				      "fc"};
+	static const char *names[] = {"conv",    "bn",      "bn+relu", "bn+add+relu",
+				      "maxpool", "avgpool", "fc"};
 	return names[k];
 }
 
@@ -339,7 +339,10 @@ void model_init_params(const model *m, float *params, float *stats, uint64_t see
  * greedy first fit, largest first.
  * The input image lives throughout: it is written once, at start-up.
  */
-typedef struct span { size_t size, off; int start, end; } span;
+typedef struct span {
+	size_t size, off;
+	int start, end;
+} span;
 
 static int span_by_size(const void *a, const void *b)
 {
@@ -464,8 +467,8 @@ void model_plan(model *m)
 		float *P = m->params, *G = m->grads;
 		switch (l->kind) {
 		case L_CONV:
-			l->op = bk_conv_plan(x->t, y->t, x->d, y->d, l->k, l->stride, l->pad, P + l->w,
-					     G + l->w, l->accumulate);
+			l->op = bk_conv_plan(x->t, y->t, x->d, y->d, l->k, l->stride, l->pad,
+					     P + l->w, G + l->w, l->accumulate);
 			break;
 		case L_BN:
 		case L_BN_RELU:
@@ -513,13 +516,23 @@ void model_forward(model *m, float label_smoothing, float scale)
 	for (int i = 0; i < m->nlayers; i++) {
 		layer *l = &m->layers[i];
 		switch (l->kind) {
-		case L_CONV: bk_conv_forward(l->op); break;
+		case L_CONV:
+			bk_conv_forward(l->op);
+			break;
 		case L_BN:
 		case L_BN_RELU:
-		case L_BN_ADD_RELU: bk_bn_forward(l->op); break;
-		case L_MAXPOOL: bk_maxpool_forward(l->op); break;
-		case L_AVGPOOL: bk_avgpool_forward(l->op); break;
-		case L_FC: bk_fc_forward(l->op); break;
+		case L_BN_ADD_RELU:
+			bk_bn_forward(l->op);
+			break;
+		case L_MAXPOOL:
+			bk_maxpool_forward(l->op);
+			break;
+		case L_AVGPOOL:
+			bk_avgpool_forward(l->op);
+			break;
+		case L_FC:
+			bk_fc_forward(l->op);
+			break;
 		}
 	}
 	tensor *z = &m->tensors[m->logits];
@@ -539,10 +552,18 @@ void model_backward(model *m, void (*ready)(void *ctx, size_t off), void *ctx)
 			break;
 		case L_BN:
 		case L_BN_RELU:
-		case L_BN_ADD_RELU: bk_bn_backward(l->op); break;
-		case L_MAXPOOL: bk_maxpool_backward(l->op); break;
-		case L_AVGPOOL: bk_avgpool_backward(l->op); break;
-		case L_FC: bk_fc_backward(l->op); break;
+		case L_BN_ADD_RELU:
+			bk_bn_backward(l->op);
+			break;
+		case L_MAXPOOL:
+			bk_maxpool_backward(l->op);
+			break;
+		case L_AVGPOOL:
+			bk_avgpool_backward(l->op);
+			break;
+		case L_FC:
+			bk_fc_backward(l->op);
+			break;
 		}
 		if (l->ready < done) {
 			done = l->ready;

@@ -33,28 +33,28 @@ enum { MODEL_MAX_LAYERS = 192, MODEL_MAX_TENSORS = 192 };
 
 typedef struct layer {
 	int kind;
-	char name[64];     /* torchvision module name: "layer1.0.conv1", "bn1", "fc" */
-	int x, x2, y;      /* tensor indices; x2 only for L_BN_ADD_RELU, else -1 */
-	int cin, cout;     /* channels (features for L_FC) */
+	char name[64]; /* torchvision module name: "layer1.0.conv1", "bn1", "fc" */
+	int x, x2, y;  /* tensor indices; x2 only for L_BN_ADD_RELU, else -1 */
+	int cin, cout; /* channels (features for L_FC) */
 	int k, stride, pad;
-	size_t w, nw;      /* weight (conv, fc) or gamma (bn): offset, count */
-	size_t b, nb;      /* bias (fc) or beta (bn): offset, count; nb 0 for conv */
-	size_t stats;      /* bn: offset of running mean [c] then var [c] in stats */
-	int accumulate;    /* conv: its dx adds to a gradient written before */
-	int keep_y;        /* bn with ReLU: y lives until this layer's backward */
-	size_t ready;      /* after this layer's backward, every gradient at offset
+	size_t w, nw;   /* weight (conv, fc) or gamma (bn): offset, count */
+	size_t b, nb;   /* bias (fc) or beta (bn): offset, count; nb 0 for conv */
+	size_t stats;   /* bn: offset of running mean [c] then var [c] in stats */
+	int accumulate; /* conv: its dx adds to a gradient written before */
+	int keep_y;     /* bn with ReLU: y lives until this layer's backward */
+	size_t ready;   /* after this layer's backward, every gradient at offset
 			      >= ready is final (layers need not be in offset order:
 			      bn3 runs after the downsample whose parameters follow it) */
 	bk_op *op;
 } layer;
 
 typedef struct tensor {
-	int kind;          /* enum bk_tensor_kind */
+	int kind; /* enum bk_tensor_kind */
 	int n, c, h, w;
-	int producer;      /* layer index, -1 for the input image */
-	int last_use;      /* index of the last layer reading it (forward order) */
-	size_t off, doff;  /* byte offsets of value and gradient storage */
-	bk_tensor *t, *d;  /* value and gradient handles (d NULL: none needed) */
+	int producer;     /* layer index, -1 for the input image */
+	int last_use;     /* index of the last layer reading it (forward order) */
+	size_t off, doff; /* byte offsets of value and gradient storage */
+	bk_tensor *t, *d; /* value and gradient handles (d NULL: none needed) */
 } tensor;
 
 typedef struct model {

@@ -95,7 +95,7 @@ static int seen_add(const char *name)
  * division, the same double strtod gives. Returns 0 when it applies. */
 static int fast_decimal(const char *s, double *out)
 {
-	static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
+	static const double p10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
 				     1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
 	uint64_t m = 0;
 	int digits = 0, frac = 0, any = 0;
@@ -271,8 +271,8 @@ static void run_end(struct run *r)
 	double v;
 
 	if (r->dlperf) {
-		struct dlperf_run d = {r->name, r->fmt->name, r->key, r->tb, r->s, r->n, r->lines,
-				       r->nl};
+		struct dlperf_run d = {r->name, r->fmt->name, r->key,   r->tb,
+				       r->s,    r->n,         r->lines, r->nl};
 		v = r->fmt->dlperf_speed(&d);
 	} else {
 		v = ours_speed(r);
@@ -349,8 +349,8 @@ int main(int argc, char *argv[])
 				continue;
 			}
 			size_t idlen = id_length(&in);
-			int same = active && idlen == run.idlen &&
-				   memcmp(in.line, run.id, idlen) == 0;
+			int same =
+				active && idlen == run.idlen && memcmp(in.line, run.id, idlen) == 0;
 
 			if (!same) {
 				if (active)

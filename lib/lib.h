@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define LIB_NORETURN __attribute__((noreturn))
+#define LIB_NORETURN     __attribute__((noreturn))
 #define LIB_PRINTF(f, a) __attribute__((format(printf, f, a)))
 
 /* ---- errors (err.c) ---------------------------------------------------- */
@@ -134,8 +134,8 @@ double record_num(struct input *in, int i, const char *what, int positive);
 LIB_NORETURN void record_die(const struct input *in, const char *fmt, ...) LIB_PRINTF(2, 3);
 
 /* Iterate over argv's files, or stdin when there are none. */
-#define FOREACH_INPUT(in, argc, argv)                                                      \
-	for (int i_ = 0, n_ = (argc) > 0 ? (argc) : 1; i_ < n_; i_++)                       \
+#define FOREACH_INPUT(in, argc, argv)                                                          \
+	for (int i_ = 0, n_ = (argc) > 0 ? (argc) : 1; i_ < n_; i_++)                          \
 		for (int once_ = (input_open(&(in), (argc) > 0 ? (argv)[i_] : "-"), 1); once_; \
 		     once_ = (input_close(&(in)), 0))
 

@@ -94,7 +94,11 @@ void fmt_shortest(char *buf, size_t size, double x)
 		digits[--nd] = '\0';
 
 	char *o = buf, *end = buf + size - 1;
-#define PUT(c) do { if (o < end) *o++ = (c); } while (0)
+#define PUT(c)                      \
+	do {                        \
+		if (o < end)        \
+			*o++ = (c); \
+	} while (0)
 	if (neg)
 		PUT('-');
 	if (exp10 < -4 || exp10 >= 16) {
@@ -127,4 +131,3 @@ void fmt_shortest(char *buf, size_t size, double x)
 #undef PUT
 	*o = '\0';
 }
-

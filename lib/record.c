@@ -101,7 +101,6 @@ double record_num(struct input *in, int i, const char *what, int positive)
 	return v;
 }
 
-
 int meta_mode(const struct input *in, int records_before)
 {
 	int mode = 0;

@@ -58,8 +58,9 @@ void allreduce_check(const struct allreduce_config *ac)
 
 static void print_header(FILE *out, int ranks, const struct allreduce_config *ac)
 {
-	fprintf(out, "# bench allreduce backend=%s ranks=%d nodes=%d iters=%ld warmup=%ld "
-		     "type=float op=sum\n",
+	fprintf(out,
+		"# bench allreduce backend=%s ranks=%d nodes=%d iters=%ld warmup=%ld "
+		"type=float op=sum\n",
 		bk_name(), ranks, comm_nodes(), ac->iters, ac->warmup);
 	fprintf(out, "# %10s %12s %12s %10s %10s\n", "bytes", "count", "time_us", "algbw_GBs",
 		"busbw_GBs");

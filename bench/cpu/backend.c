@@ -27,7 +27,6 @@
 #include "elementwise.h"
 #include "lib.h"
 
-
 static dnnl_engine_t eng;
 static dnnl_stream_t strm;
 static dnnl_data_type_t act_dt = dnnl_f32;
@@ -47,7 +46,10 @@ static size_t wtmp_size, dwtmp_size;
 /* Large buffers are fresh anonymous mappings: zero without being touched,
  * so resident memory grows only with what a step really uses. */
 enum { BIG = 1 << 16, MAX_MAPS = 512 };
-static struct { void *p; size_t n; } maps[MAX_MAPS];
+static struct {
+	void *p;
+	size_t n;
+} maps[MAX_MAPS];
 
 void *bk_malloc(size_t bytes)
 {
@@ -55,8 +57,8 @@ void *bk_malloc(size_t bytes)
 		for (int i = 0; i < MAX_MAPS; i++) {
 			if (maps[i].p)
 				continue;
-			void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-				       -1, 0);
+			void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 			if (p == MAP_FAILED)
 				die("out of memory (%zu bytes)", bytes);
 			maps[i].p = p;
@@ -99,18 +101,47 @@ static void *temp_grow(void *p, size_t *cap, size_t need)
 	*cap = need;
 	return p;
 }
-void bk_to_device(void *dev, const void *host, size_t bytes) { memcpy(dev, host, bytes); }
-void bk_to_host(void *host, const void *dev, size_t bytes) { memcpy(host, dev, bytes); }
-void bk_sync(void) { DNNL_CHECK(dnnl_stream_wait(strm)); }
-const char *bk_name(void) { return "cpu-onednn"; }
+void bk_to_device(void *dev, const void *host, size_t bytes)
+{
+	memcpy(dev, host, bytes);
+}
+void bk_to_host(void *host, const void *dev, size_t bytes)
+{
+	memcpy(host, dev, bytes);
+}
+void bk_sync(void)
+{
+	DNNL_CHECK(dnnl_stream_wait(strm));
+}
+const char *bk_name(void)
+{
+	return "cpu-onednn";
+}
 
 /* Nothing on the CPU scales the loss or times a step but the host. */
-int bk_can_scale_loss(void) { return 0; }
-void bk_set_loss_scale(float scale) { (void)scale; }
-float bk_loss_scale(void) { return 0.0f; }
-long bk_skipped_steps(void) { return 0; }
-void bk_step_begin(void) {}
-double bk_step_end(double host_s) { return host_s; }
+int bk_can_scale_loss(void)
+{
+	return 0;
+}
+void bk_set_loss_scale(float scale)
+{
+	(void)scale;
+}
+float bk_loss_scale(void)
+{
+	return 0.0f;
+}
+long bk_skipped_steps(void)
+{
+	return 0;
+}
+void bk_step_begin(void)
+{
+}
+double bk_step_end(double host_s)
+{
+	return host_s;
+}
 
 double bk_peak_mem_mb(void)
 {
@@ -192,8 +223,8 @@ void bk_finalize(void)
 
 struct bk_tensor {
 	int kind, n, c, h, w;
-	dnnl_memory_desc_t md;   /* as stored */
-	dnnl_memory_desc_t md4;  /* BK_MATRIX viewed as n x c x 1 x 1 */
+	dnnl_memory_desc_t md;  /* as stored */
+	dnnl_memory_desc_t md4; /* BK_MATRIX viewed as n x c x 1 x 1 */
 	dnnl_memory_t mem;
 	void *data;
 };
@@ -459,18 +490,17 @@ void bk_op_destroy(bk_op *op)
 {
 	if (!op)
 		return;
-	prim *ps[] = {&op->fwd, &op->bwd, &op->bwdw, &op->r_wf, &op->r_wb, &op->r_dw,
-		      &op->r_img, &op->r_wx, &op->r_wdy, &op->add, &op->mask, &op->r_out,
-		      &op->r_in};
+	prim *ps[] = {&op->fwd,  &op->bwd,   &op->bwdw, &op->r_wf,  &op->r_wb,
+		      &op->r_dw, &op->r_img, &op->r_wx, &op->r_wdy, &op->add,
+		      &op->mask, &op->r_out, &op->r_in};
 	for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
 		prim_free(ps[i]);
-	buf *bs[] = {&op->img, &op->wx, &op->wdy, &op->mean, &op->var, &op->ws,
-		     &op->pooled, &op->dpooled};
+	buf *bs[] = {&op->img, &op->wx, &op->wdy,    &op->mean,
+		     &op->var, &op->ws, &op->pooled, &op->dpooled};
 	for (size_t i = 0; i < sizeof bs / sizeof bs[0]; i++)
 		buf_free(bs[i]);
-	dnnl_memory_t *ms[] = {&op->m_w, &op->m_dw, &op->m_tmp, &op->m_wf, &op->m_wb, &op->m_dwb,
-			       &op->m_gamma, &op->m_beta,
-			       &op->m_dgamma, &op->m_dbeta};
+	dnnl_memory_t *ms[] = {&op->m_w,   &op->m_dw,    &op->m_tmp,  &op->m_wf,     &op->m_wb,
+			       &op->m_dwb, &op->m_gamma, &op->m_beta, &op->m_dgamma, &op->m_dbeta};
 	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
 		mem_free(ms[i]);
 	free(op->seg_lo);
@@ -523,7 +553,8 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 	dnnl_memory_t xmem = x->mem;
 	if (x->kind == BK_IMAGE && (act_dt != dnnl_f32 || act_tag == dnnl_nhwc)) {
 		/* the stem runs on ref:any for an NCHW source and NHWC output */
-		xmd = md4(x->n, x->c, x->h, x->w, act_dt, act_tag == dnnl_nhwc ? dnnl_nhwc : dnnl_nchw);
+		xmd = md4(x->n, x->c, x->h, x->w, act_dt,
+			  act_tag == dnnl_nhwc ? dnnl_nhwc : dnnl_nchw);
 		buf_make(&op->img, &xmd);
 		xmem = op->img.m;
 		reorder_make(&op->r_img, x->mem, &x->md, xmem, &xmd);
@@ -570,8 +601,8 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 	}
 
 	/* the weight gradient is fp32 whatever the compute type */
-	DNNL_CHECK(dnnl_convolution_backward_weights_desc_init(
-		&cd, dnnl_convolution_direct, &xmd, &dwany, NULL, &dy->md, s, p, p));
+	DNNL_CHECK(dnnl_convolution_backward_weights_desc_init(&cd, dnnl_convolution_direct, &xmd,
+							       &dwany, NULL, &dy->md, s, p, p));
 	dnnl_primitive_desc_t wpd = pd_create(&cd, NULL, fpd, "conv bwd weights");
 	dnnl_memory_t wxm = xmem, wdym = dy->mem;
 	if (is_ref(wpd)) {
@@ -702,10 +733,10 @@ bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_te
 	DNNL_CHECK(dnnl_batch_normalization_forward_desc_init(&bd, dnnl_forward_training, &x->md,
 							      eps, flags));
 	dnnl_primitive_desc_t fpd = pd_create(&bd, NULL, NULL, fuse ? "bn+relu fwd" : "bn fwd");
-	buf_make(&op->mean, dnnl_primitive_desc_query_md(fpd, dnnl_query_exec_arg_md,
-							 DNNL_ARG_MEAN));
-	buf_make(&op->var, dnnl_primitive_desc_query_md(fpd, dnnl_query_exec_arg_md,
-							DNNL_ARG_VARIANCE));
+	buf_make(&op->mean,
+		 dnnl_primitive_desc_query_md(fpd, dnnl_query_exec_arg_md, DNNL_ARG_MEAN));
+	buf_make(&op->var,
+		 dnnl_primitive_desc_query_md(fpd, dnnl_query_exec_arg_md, DNNL_ARG_VARIANCE));
 	if (fuse)
 		buf_make(&op->ws, query_md(fpd, dnnl_query_workspace_md));
 	const dnnl_memory_desc_t *smd =
@@ -726,8 +757,8 @@ bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_te
 	if (z)
 		add_relu_make(op, y, z, dy, dz);
 
-	DNNL_CHECK(dnnl_batch_normalization_backward_desc_init(&bd, dnnl_backward, &dy->md,
-							       &x->md, eps, flags));
+	DNNL_CHECK(dnnl_batch_normalization_backward_desc_init(&bd, dnnl_backward, &dy->md, &x->md,
+							       eps, flags));
 	dnnl_primitive_desc_t bpd = pd_create(&bd, NULL, fpd, fuse ? "bn+relu bwd" : "bn bwd");
 	prim_make(&op->bwd, bpd);
 	prim_arg(&op->bwd, DNNL_ARG_SRC, x->mem);
@@ -754,7 +785,7 @@ void bk_bn_forward(bk_op *op)
 	const float *mean = op->mean.p, *var = op->var.p;
 	for (int c = 0; c < op->x->c; c++)
 		ew_bn_running(&op->rmean[c], &op->rvar[c], mean[c], var[c], op->momentum,
-				 op->count);
+			      op->count);
 }
 
 void bk_bn_backward(bk_op *op)
@@ -764,8 +795,8 @@ void bk_bn_backward(bk_op *op)
 	prim_run(&op->bwd);
 }
 
-bk_op *bk_maxpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k,
-		       int stride, int pad)
+bk_op *bk_maxpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k, int stride,
+		       int pad)
 {
 	bk_op *op = op_new(OP_MAXPOOL);
 	dnnl_dims_t s = {stride, stride}, kk = {k, k}, p = {pad, pad};
@@ -790,8 +821,14 @@ bk_op *bk_maxpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy,
 	return op;
 }
 
-void bk_maxpool_forward(bk_op *op) { prim_run(&op->fwd); }
-void bk_maxpool_backward(bk_op *op) { prim_run(&op->bwd); }
+void bk_maxpool_forward(bk_op *op)
+{
+	prim_run(&op->fwd);
+}
+void bk_maxpool_backward(bk_op *op)
+{
+	prim_run(&op->bwd);
+}
 
 bk_op *bk_avgpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy)
 {
@@ -857,8 +894,8 @@ void bk_fc_forward(bk_op *op)
 	int n = op->x->n, in = op->x->c, out = op->y->c;
 	float *y = op->y->data;
 	/* y[n][out] = x[n][in] w[out][in]^T + b */
-	DNNL_CHECK(dnnl_sgemm('N', 'T', n, out, in, 1.0f, op->x->data, in, op->w, in, 0.0f, y,
-			       out));
+	DNNL_CHECK(
+		dnnl_sgemm('N', 'T', n, out, in, 1.0f, op->x->data, in, op->w, in, 0.0f, y, out));
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < out; j++)
 			y[(size_t)i * out + j] += op->bias[j];
@@ -869,11 +906,11 @@ void bk_fc_backward(bk_op *op)
 	int n = op->x->n, in = op->x->c, out = op->y->c;
 	const float *dy = op->dy->data;
 	/* dw[out][in] = dy^T x;  dx[n][in] = dy w;  db = column sums of dy */
-	DNNL_CHECK(dnnl_sgemm('T', 'N', out, in, n, 1.0f, dy, out, op->x->data, in, 0.0f, op->dw,
-			       in));
+	DNNL_CHECK(
+		dnnl_sgemm('T', 'N', out, in, n, 1.0f, dy, out, op->x->data, in, 0.0f, op->dw, in));
 	if (op->dx)
 		DNNL_CHECK(dnnl_sgemm('N', 'N', n, in, out, 1.0f, dy, out, op->w, in, 0.0f,
-				       op->dx->data, in));
+				      op->dx->data, in));
 	for (int j = 0; j < out; j++) {
 		float s = 0.0f;
 		for (int i = 0; i < n; i++)
@@ -893,11 +930,14 @@ void bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothi
 	double loss = 0.0;
 	for (int i = 0; i < n; i++)
 		loss += ew_softmax_ce_row(z + (size_t)i * k, k, labels[i], smoothing, scale,
-					     dz + (size_t)i * k);
+					  dz + (size_t)i * k);
 	last_loss = (float)(loss / n);
 }
 
-float bk_loss(void) { return last_loss; }
+float bk_loss(void)
+{
+	return last_loss;
+}
 
 bk_op *bk_sgd_plan(float *w, const float *g, float *buf, size_t n, const size_t *lo,
 		   const size_t *hi, int nseg)

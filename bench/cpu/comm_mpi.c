@@ -45,11 +45,26 @@ void comm_finalize(void)
 	on = 0;
 }
 
-int comm_rank(void) { return rank; }
-int comm_size(void) { return size; }
-int comm_local_rank(void) { return local_rank; }
-int comm_local_size(void) { return local_size; }
-int comm_nodes(void) { return nodes; }
+int comm_rank(void)
+{
+	return rank;
+}
+int comm_size(void)
+{
+	return size;
+}
+int comm_local_rank(void)
+{
+	return local_rank;
+}
+int comm_local_size(void)
+{
+	return local_size;
+}
+int comm_nodes(void)
+{
+	return nodes;
+}
 
 void comm_allreduce_start(float *buf, size_t count)
 {
@@ -58,8 +73,8 @@ void comm_allreduce_start(float *buf, size_t count)
 	if (npending == COMM_MAX_PENDING || count > INT_MAX) {
 		die("%s:%d: allreduce bucket plan too fine or too large", __FILE__, __LINE__);
 	}
-	MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, MPI_FLOAT, MPI_SUM,
-				 MPI_COMM_WORLD, &reqs[npending++]));
+	MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
+				 &reqs[npending++]));
 	comm_poll();
 }
 

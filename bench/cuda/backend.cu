@@ -410,8 +410,8 @@ extern "C" void bk_op_destroy(bk_op *op)
 		CUDNN_CHECK(cudnnDestroyTensorDescriptor(op->pdesc));
 	if (op->act)
 		CUDNN_CHECK(cudnnDestroyActivationDescriptor(op->act));
-	void *bufs[] = {op->w16,      op->dw16,    op->xs,  op->save_mean, op->save_inv,
-			op->reserve, op->arg, op->seg_lo, op->seg_hi};
+	void *bufs[] = {op->w16,     op->dw16, op->xs,     op->save_mean, op->save_inv,
+			op->reserve, op->arg,  op->seg_lo, op->seg_hi};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		if (bufs[i])
 			CUDA_CHECK(cudaFree(bufs[i]));

@@ -102,18 +102,18 @@ static cudnnStatus_t bn_configure(bk_op *op, int fused)
 	return st;
 }
 
-extern "C" bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx,
-			     bk_tensor *dz, bk_tensor *dy, int relu, int y_kept,
-			     const float *gamma, const float *beta, float *dgamma, float *dbeta,
-			     float *running_mean, float *running_var, float eps, float momentum)
+extern "C" bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_tensor *dz,
+			     bk_tensor *dy, int relu, int y_kept, const float *gamma,
+			     const float *beta, float *dgamma, float *dbeta, float *running_mean,
+			     float *running_var, float eps, float momentum)
 {
 	bk_op *op = op_new();
 	size_t c = (size_t)x->c;
 
 	if (!dx || !dy || elems(x) != elems(y) || x->dt != y->dt || x->fmt != y->fmt)
 		die("bn plan: x, y, dx and dy must all be given, of one shape and type");
-	if (z && (!relu || !y_kept || !dz || elems(z) != elems(y) || z->dt != y->dt ||
-		  z->fmt != y->fmt))
+	if (z &&
+	    (!relu || !y_kept || !dz || elems(z) != elems(y) || z->dt != y->dt || z->fmt != y->fmt))
 		die("bn plan: an add needs the ReLU, y kept, and z and dz shaped as y");
 	op->x = x;
 	op->x2 = z;
@@ -156,7 +156,9 @@ extern "C" bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor
 	if (gpu.verbose && gpu.local_rank == 0)
 		fprintf(stderr, "bench: cudnn: batch norm %dx%dx%d%s%s: %s\n", x->c, x->h, x->w,
 			relu ? " +relu" : "", z ? " +add" : "",
-			op->fused ? "fused" : relu ? "our ReLU kernels" : "plain");
+			op->fused ? "fused"
+			: relu    ? "our ReLU kernels"
+				  : "plain");
 	return op;
 }
 

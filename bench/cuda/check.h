@@ -17,40 +17,40 @@
 
 #define CUDA_FAIL(lib, what) die("%s error at %s:%d: %s", lib, __FILE__, __LINE__, what)
 
-#define CUDA_CHECK(call)                                                                   \
-	do {                                                                               \
-		cudaError_t e_ = (call);                                                   \
-		if (e_ != cudaSuccess)                                                     \
-			CUDA_FAIL("cuda", cudaGetErrorString(e_));                         \
+#define CUDA_CHECK(call)                                           \
+	do {                                                       \
+		cudaError_t e_ = (call);                           \
+		if (e_ != cudaSuccess)                             \
+			CUDA_FAIL("cuda", cudaGetErrorString(e_)); \
 	} while (0)
 
 /* After a kernel launch: launch errors now, execution errors at the next sync. */
 #define CUDA_LAUNCH_CHECK() CUDA_CHECK(cudaGetLastError())
 
 #ifdef CUDNN_MAJOR
-#define CUDNN_CHECK(call)                                                                  \
-	do {                                                                               \
-		cudnnStatus_t s_ = (call);                                                 \
-		if (s_ != CUDNN_STATUS_SUCCESS)                                            \
-			CUDA_FAIL("cudnn", cudnnGetErrorString(s_));                       \
+#define CUDNN_CHECK(call)                                            \
+	do {                                                         \
+		cudnnStatus_t s_ = (call);                           \
+		if (s_ != CUDNN_STATUS_SUCCESS)                      \
+			CUDA_FAIL("cudnn", cudnnGetErrorString(s_)); \
 	} while (0)
 #endif
 
 #ifdef CUBLAS_VER_MAJOR
-#define CUBLAS_CHECK(call)                                                                 \
-	do {                                                                               \
-		cublasStatus_t s_ = (call);                                                \
-		if (s_ != CUBLAS_STATUS_SUCCESS)                                           \
-			CUDA_FAIL("cublas", cublasGetStatusString(s_));                    \
+#define CUBLAS_CHECK(call)                                              \
+	do {                                                            \
+		cublasStatus_t s_ = (call);                             \
+		if (s_ != CUBLAS_STATUS_SUCCESS)                        \
+			CUDA_FAIL("cublas", cublasGetStatusString(s_)); \
 	} while (0)
 #endif
 
 #ifdef NCCL_MAJOR
-#define NCCL_CHECK(call)                                                                   \
-	do {                                                                               \
-		ncclResult_t r_ = (call);                                                  \
-		if (r_ != ncclSuccess)                                                     \
-			CUDA_FAIL("nccl", ncclGetErrorString(r_));                         \
+#define NCCL_CHECK(call)                                           \
+	do {                                                       \
+		ncclResult_t r_ = (call);                          \
+		if (r_ != ncclSuccess)                             \
+			CUDA_FAIL("nccl", ncclGetErrorString(r_)); \
 	} while (0)
 #endif
 

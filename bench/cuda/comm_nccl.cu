@@ -21,7 +21,7 @@
 #include <nccl.h>
 #endif
 /* the C API only: Open MPI's C++ bindings do not compile warning-free */
-#define OMPI_SKIP_MPICXX 1
+#define OMPI_SKIP_MPICXX  1
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
@@ -32,15 +32,15 @@
 #include "mpi_check.h"
 
 static struct {
-	int on;                 /* MPI initialised by us */
+	int on; /* MPI initialised by us */
 	int rank, size, local_rank, local_size, nodes;
 #ifndef BENCH_NO_NCCL
 	ncclComm_t nccl;
 #endif
 	int nccl_on;
-	cudaStream_t stream;    /* NCCL's */
-	cudaEvent_t produced;   /* compute stream -> NCCL stream */
-	cudaEvent_t reduced;    /* NCCL stream -> compute stream */
+	cudaStream_t stream;  /* NCCL's */
+	cudaEvent_t produced; /* compute stream -> NCCL stream */
+	cudaEvent_t reduced;  /* NCCL stream -> compute stream */
 	float *buf[COMM_MAX_PENDING];
 	size_t count[COMM_MAX_PENDING];
 	int npending;

@@ -198,8 +198,8 @@ extern "C" bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_ten
 		op->dw16 = dev_alloc(nw * gpu.act_size);
 	}
 
-	struct gpu_conv_shape s = {x->n,  op->cpad, x->h, x->w, y->c, k, k,
-				   stride, pad,      gpu.precision};
+	struct gpu_conv_shape s = {x->n, op->cpad, x->h,   x->w, y->c,
+				   k,    k,        stride, pad,  gpu.precision};
 	int i = gpu_conv_lookup(shapes, nshapes, &s);
 	if (i < 0) {
 		if (nshapes == MAX_SHAPES)
@@ -236,8 +236,8 @@ extern "C" void bk_conv_forward(bk_op *op)
 		conv_prepare_krsc(op);
 	CUDNN_CHECK(cudnnSetConvolutionMathType(op->cdesc, a->fwd_math));
 	CUDNN_CHECK(cudnnConvolutionForward(gpu.dnn, &one, conv_xdesc(op), conv_x(op), op->wdesc,
-					    conv_w(op), op->cdesc, a->fwd, gpu.ws, a->fwd_ws,
-					    &zero, op->y->desc, op->y->p));
+					    conv_w(op), op->cdesc, a->fwd, gpu.ws, a->fwd_ws, &zero,
+					    op->y->desc, op->y->p));
 }
 
 extern "C" void bk_conv_backward_data(bk_op *op)
@@ -249,10 +249,9 @@ extern "C" void bk_conv_backward_data(bk_op *op)
 		return;
 	ws_finalize();
 	CUDNN_CHECK(cudnnSetConvolutionMathType(op->cdesc, a->bwd_data_math));
-	CUDNN_CHECK(cudnnConvolutionBackwardData(gpu.dnn, &one, op->wdesc, conv_w(op),
-						 op->dy->desc, op->dy->p, op->cdesc, a->bwd_data,
-						 gpu.ws, a->bwd_data_ws, &beta, op->dx->desc,
-						 op->dx->p));
+	CUDNN_CHECK(cudnnConvolutionBackwardData(gpu.dnn, &one, op->wdesc, conv_w(op), op->dy->desc,
+						 op->dy->p, op->cdesc, a->bwd_data, gpu.ws,
+						 a->bwd_data_ws, &beta, op->dx->desc, op->dx->p));
 }
 
 extern "C" void bk_conv_backward_weights(bk_op *op)
@@ -262,10 +261,9 @@ extern "C" void bk_conv_backward_weights(bk_op *op)
 
 	ws_finalize();
 	CUDNN_CHECK(cudnnSetConvolutionMathType(op->cdesc, a->bwd_filter_math));
-	CUDNN_CHECK(cudnnConvolutionBackwardFilter(gpu.dnn, &one, conv_xdesc(op), conv_x(op),
-						   op->dy->desc, op->dy->p, op->cdesc,
-						   a->bwd_filter, gpu.ws, a->bwd_filter_ws, &zero,
-						   op->wdesc, conv_dw(op)));
+	CUDNN_CHECK(cudnnConvolutionBackwardFilter(
+		gpu.dnn, &one, conv_xdesc(op), conv_x(op), op->dy->desc, op->dy->p, op->cdesc,
+		a->bwd_filter, gpu.ws, a->bwd_filter_ws, &zero, op->wdesc, conv_dw(op)));
 	if (op->dw16)
 		launch_wgrad_cast(op->dw16, op->dw, op->cout, op->cin, op->cpad, op->k, op->k,
 				  gpu.scaling ? gpu.flag : NULL);

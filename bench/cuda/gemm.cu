@@ -57,4 +57,3 @@ extern "C" void bk_fc_backward(bk_op *op)
 		flag_overflow(op->db, (size_t)op->cout);
 	}
 }
-

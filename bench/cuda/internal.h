@@ -33,11 +33,11 @@ struct cuda_backend {
 	cublasHandle_t blas;
 	cudnnDataType_t act_dt; /* element type of BK_ACT tensors */
 	cudnnTensorFormat_t act_fmt;
-	size_t act_size;         /* bytes per BK_ACT element */
-	int *flag;               /* device: 1 when this step's gradients overflowed */
-	int *flag_host;          /* pinned */
-	float *loss_rows;        /* device [loss_cap]: loss per row of softmax_ce */
-	float *loss_host;        /* pinned [loss_cap] */
+	size_t act_size;  /* bytes per BK_ACT element */
+	int *flag;        /* device: 1 when this step's gradients overflowed */
+	int *flag_host;   /* pinned */
+	float *loss_rows; /* device [loss_cap]: loss per row of softmax_ce */
+	float *loss_host; /* pinned [loss_cap] */
 	int loss_cap;
 	int loss_n; /* rows of loss_host the last softmax_ce copies */
 	struct lossscale ls;

@@ -54,24 +54,24 @@ template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float
 }
 
 /* Run f<T>(args) for the element type of BK_ACT tensors. */
-#define ACT_DISPATCH(dt, call)                                                             \
-	do {                                                                               \
-		if ((dt) == CUDNN_DATA_FLOAT) {                                            \
-			typedef float T;                                                   \
-			call;                                                              \
-		} else if ((dt) == CUDNN_DATA_HALF) {                                      \
-			typedef __half T;                                                  \
-			call;                                                              \
-		} else {                                                                   \
-			typedef __nv_bfloat16 T;                                           \
-			call;                                                              \
-		}                                                                          \
+#define ACT_DISPATCH(dt, call)                        \
+	do {                                          \
+		if ((dt) == CUDNN_DATA_FLOAT) {       \
+			typedef float T;              \
+			call;                         \
+		} else if ((dt) == CUDNN_DATA_HALF) { \
+			typedef __half T;             \
+			call;                         \
+		} else {                              \
+			typedef __nv_bfloat16 T;      \
+			call;                         \
+		}                                     \
 	} while (0)
 
 /* ---- kernels ---------------------------------------------------------------- */
 
-#define GRID_STRIDE(i, n)                                                                  \
-	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);            \
+#define GRID_STRIDE(i, n)                                                       \
+	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
 	     i += (size_t)gridDim.x * blockDim.x)
 
 /* fp32 NCHW -> T in NCHW or NHWC (nhwc = 1); i walks the destination. */
@@ -80,7 +80,8 @@ static __global__ void k_from_nchw(const float *src, T *dst, int n, int c, int h
 {
 	size_t total = (size_t)n * c * h * w;
 
-	GRID_STRIDE(i, total) {
+	GRID_STRIDE(i, total)
+	{
 		dst[i] = from_f<T>(src[nhwc ? gpu_nhwc_to_nchw(i, c, h, w) : i]);
 	}
 }
@@ -91,7 +92,8 @@ static __global__ void k_to_nchw(const T *src, float *dst, int n, int c, int h, 
 {
 	size_t total = (size_t)n * c * h * w;
 
-	GRID_STRIDE(i, total) {
+	GRID_STRIDE(i, total)
+	{
 		dst[i] = to_f<T>(src[nhwc ? gpu_nchw_to_nhwc(i, c, h, w) : i]);
 	}
 }
@@ -103,7 +105,8 @@ static __global__ void k_weight_cast(const float *w, T *w16, int k, int c, int c
 {
 	size_t total = (size_t)k * cpad * r * s;
 
-	GRID_STRIDE(i, total) {
+	GRID_STRIDE(i, total)
+	{
 		size_t j = gpu_krsc_to_oihw_pad(i, c, cpad, r, s);
 		w16[i] = from_f<T>(j == GPU_PAD ? 0.0f : w[j]);
 	}
@@ -115,7 +118,8 @@ static __global__ void k_image_cast(const float *x, T *xs, int n, int c, int cpa
 {
 	size_t total = (size_t)n * cpad * h * w;
 
-	GRID_STRIDE(i, total) {
+	GRID_STRIDE(i, total)
+	{
 		size_t j = gpu_nhwc_pad_to_nchw(i, c, cpad, h, w);
 		xs[i] = from_f<T>(j == GPU_PAD ? 0.0f : x[j]);
 	}
@@ -129,7 +133,8 @@ static __global__ void k_wgrad_cast(const T *dw16, float *dw, int k, int c, int 
 {
 	size_t total = (size_t)k * c * r * s;
 
-	GRID_STRIDE(i, total) {
+	GRID_STRIDE(i, total)
+	{
 		float v = to_f<T>(dw16[gpu_oihw_to_krsc_pad(i, c, cpad, r, s)]);
 		dw[i] = v;
 		if (flag && !isfinite(v))
@@ -139,7 +144,8 @@ static __global__ void k_wgrad_cast(const T *dw16, float *dw, int k, int c, int 
 
 static __global__ void k_check_finite(const float *p, size_t n, int *flag)
 {
-	GRID_STRIDE(i, n) {
+	GRID_STRIDE(i, n)
+	{
 		if (!isfinite(p[i])) {
 			*flag = 1;
 			return;
@@ -148,20 +154,20 @@ static __global__ void k_check_finite(const float *p, size_t n, int *flag)
 }
 
 /* y = relu(y [+ z]) in place, after an unfused batch norm (z NULL: no add). */
-template <typename T>
-static __global__ void k_add_relu(T *y, const T *z, size_t n)
+template <typename T> static __global__ void k_add_relu(T *y, const T *z, size_t n)
 {
-	GRID_STRIDE(i, n) {
+	GRID_STRIDE(i, n)
+	{
 		float v = to_f<T>(y[i]) + (z ? to_f<T>(z[i]) : 0.0f);
 		y[i] = from_f<T>(v < 0.0f ? 0.0f : v); /* a NaN stays NaN, as in torch */
 	}
 }
 
 /* g = y > 0 ? dy : 0, the ReLU mask from the output (g may be dy). */
-template <typename T>
-static __global__ void k_relu_back(const T *y, const T *dy, T *g, size_t n)
+template <typename T> static __global__ void k_relu_back(const T *y, const T *dy, T *g, size_t n)
 {
-	GRID_STRIDE(i, n) {
+	GRID_STRIDE(i, n)
+	{
 		g[i] = to_f<T>(y[i]) > 0.0f ? dy[i] : from_f<T>(0.0f);
 	}
 }
@@ -174,7 +180,8 @@ static __global__ void k_bn_relu_back(const T *x, T *dy, const float *mean, cons
 				      const float *gamma, const float *beta, size_t n, int c,
 				      size_t hw, int nhwc)
 {
-	GRID_STRIDE(i, n) {
+	GRID_STRIDE(i, n)
+	{
 		size_t ci = nhwc ? i % c : (i / hw) % c;
 		float pre = gamma[ci] * (to_f<T>(x[i]) - mean[ci]) * inv[ci] + beta[ci];
 		if (!(pre > 0.0f))
@@ -186,7 +193,8 @@ static __global__ void k_bn_relu_back(const T *x, T *dy, const float *mean, cons
 template <typename T>
 static __global__ void k_avgpool(const T *x, float *y, int n, int c, int hw, int nhwc)
 {
-	GRID_STRIDE(i, (size_t)n * c) {
+	GRID_STRIDE(i, (size_t)n * c)
+	{
 		size_t ni = i / c, ci = i % c;
 		float sum = 0.0f;
 		for (int p = 0; p < hw; p++)
@@ -198,7 +206,8 @@ static __global__ void k_avgpool(const T *x, float *y, int n, int c, int hw, int
 template <typename T>
 static __global__ void k_avgpool_back(const float *dy, T *dx, int n, int c, int hw, int nhwc)
 {
-	GRID_STRIDE(i, (size_t)n * c * hw) {
+	GRID_STRIDE(i, (size_t)n * c * hw)
+	{
 		size_t ni, ci;
 		if (nhwc) {
 			ci = i % c;
@@ -247,7 +256,8 @@ template <typename T>
 static __global__ void k_maxpool(const T *x, T *y, uint8_t *arg, int n, int c, int h, int w, int oh,
 				 int ow, int k, int s, int pad, int nhwc)
 {
-	GRID_STRIDE(i, (size_t)n * c * oh * ow) {
+	GRID_STRIDE(i, (size_t)n * c * oh * ow)
+	{
 		coord o = coord_of(i, c, oh, ow, nhwc);
 		float best = -INFINITY;
 		int at = 0;
@@ -279,7 +289,8 @@ template <typename T>
 static __global__ void k_maxpool_back(const T *dy, const uint8_t *arg, T *dx, int n, int c, int h,
 				      int w, int oh, int ow, int k, int s, int pad, int nhwc)
 {
-	GRID_STRIDE(i, (size_t)n * c * h * w) {
+	GRID_STRIDE(i, (size_t)n * c * h * w)
+	{
 		coord p = coord_of(i, c, h, w, nhwc);
 		int hlo, hhi, wlo, whi;
 		float sum = 0.0f;
@@ -288,8 +299,8 @@ static __global__ void k_maxpool_back(const T *dy, const uint8_t *arg, T *dx, in
 		for (int a = hlo; a <= hhi; a++) {
 			for (int b = wlo; b <= whi; b++) {
 				size_t o = index_of(p.n, p.c, a, b, c, oh, ow, nhwc);
-				int at = ((int)p.h - (a * s - pad)) * k +
-					 ((int)p.w - (b * s - pad));
+				int at =
+					((int)p.h - (a * s - pad)) * k + ((int)p.w - (b * s - pad));
 				if (arg[o] == at)
 					sum += to_f<T>(dy[o]);
 			}
@@ -301,7 +312,8 @@ static __global__ void k_maxpool_back(const T *dy, const uint8_t *arg, T *dx, in
 /* y[n][out] += b[out] */
 static __global__ void k_bias(float *y, const float *b, int n, int out)
 {
-	GRID_STRIDE(i, (size_t)n * out) {
+	GRID_STRIDE(i, (size_t)n * out)
+	{
 		y[i] += b[i % out];
 	}
 }
@@ -309,7 +321,8 @@ static __global__ void k_bias(float *y, const float *b, int n, int out)
 /* db[o] = sum over rows of dy[.][o] */
 static __global__ void k_bias_back(const float *dy, float *db, int n, int out)
 {
-	GRID_STRIDE(o, (size_t)out) {
+	GRID_STRIDE(o, (size_t)out)
+	{
 		float s = 0.0f;
 		for (int r = 0; r < n; r++)
 			s += dy[(size_t)r * out + o];
@@ -321,7 +334,8 @@ static __global__ void k_bias_back(const float *dy, float *db, int n, int out)
 static __global__ void k_softmax_ce(const float *z, const int32_t *labels, int n, int k, float s,
 				    float scale, float *dz, float *loss)
 {
-	GRID_STRIDE(i, (size_t)n) {
+	GRID_STRIDE(i, (size_t)n)
+	{
 		loss[i] = ew_softmax_ce_row(z + i * k, k, labels[i], s, scale, dz + i * k);
 	}
 }
@@ -334,7 +348,8 @@ static __global__ void k_sgd(float *w, const float *g, float *buf, size_t n, con
 {
 	if (*flag)
 		return;
-	GRID_STRIDE(i, n) {
+	GRID_STRIDE(i, n)
+	{
 		int k = ew_range_after(i, hi, nseg);
 		ew_sgd(&w[i], &buf[i], g[i], gs, lr, mom, k < nseg && lo[k] <= i ? wd : 0.0f);
 	}
@@ -354,7 +369,7 @@ void launch_from_nchw(const float *src, const bk_tensor *t)
 	size_t n = elems(t);
 
 	ACT_DISPATCH(t->dt, (k_from_nchw<T><<<blocks(n), THREADS, 0, gpu.stream>>>(
-				     src, (T *)t->p, t->n, t->c, t->h, t->w, is_nhwc(t))));
+				    src, (T *)t->p, t->n, t->c, t->h, t->w, is_nhwc(t))));
 	CUDA_LAUNCH_CHECK();
 }
 
@@ -363,7 +378,7 @@ void launch_to_nchw(const bk_tensor *t, float *dst)
 	size_t n = elems(t);
 
 	ACT_DISPATCH(t->dt, (k_to_nchw<T><<<blocks(n), THREADS, 0, gpu.stream>>>(
-				     (const T *)t->p, dst, t->n, t->c, t->h, t->w, is_nhwc(t))));
+				    (const T *)t->p, dst, t->n, t->c, t->h, t->w, is_nhwc(t))));
 	CUDA_LAUNCH_CHECK();
 }
 
@@ -385,8 +400,7 @@ void launch_weight_cast(const float *w, void *w16, int k, int c, int cpad, int r
 	CUDA_LAUNCH_CHECK();
 }
 
-void launch_wgrad_cast(const void *dw16, float *dw, int k, int c, int cpad, int r, int s,
-		       int *flag)
+void launch_wgrad_cast(const void *dw16, float *dw, int k, int c, int cpad, int r, int s, int *flag)
 {
 	size_t total = (size_t)k * c * r * s;
 
@@ -400,7 +414,7 @@ void launch_add_relu(const bk_tensor *y, const bk_tensor *z)
 	size_t n = elems(y);
 
 	ACT_DISPATCH(y->dt, (k_add_relu<T><<<blocks(n), THREADS, 0, gpu.stream>>>(
-				     (T *)y->p, z ? (const T *)z->p : NULL, n)));
+				    (T *)y->p, z ? (const T *)z->p : NULL, n)));
 	CUDA_LAUNCH_CHECK();
 }
 
@@ -409,7 +423,7 @@ void launch_relu_back(const bk_tensor *y, const bk_tensor *dy, const bk_tensor *
 	size_t n = elems(y);
 
 	ACT_DISPATCH(y->dt, (k_relu_back<T><<<blocks(n), THREADS, 0, gpu.stream>>>(
-				     (const T *)y->p, (const T *)dy->p, (T *)g->p, n)));
+				    (const T *)y->p, (const T *)dy->p, (T *)g->p, n)));
 	CUDA_LAUNCH_CHECK();
 }
 
@@ -419,8 +433,8 @@ void launch_bn_relu_back(const bk_tensor *x, const bk_tensor *dy, const float *m
 	size_t n = elems(x);
 
 	ACT_DISPATCH(x->dt, (k_bn_relu_back<T><<<blocks(n), THREADS, 0, gpu.stream>>>(
-				     (const T *)x->p, (T *)dy->p, mean, inv, gamma, beta, n, x->c,
-				     (size_t)x->h * x->w, is_nhwc(x))));
+				    (const T *)x->p, (T *)dy->p, mean, inv, gamma, beta, n, x->c,
+				    (size_t)x->h * x->w, is_nhwc(x))));
 	CUDA_LAUNCH_CHECK();
 }
 
@@ -472,8 +486,8 @@ extern "C" void bk_maxpool_forward(bk_op *op)
 	const bk_tensor *x = op->x, *y = op->y;
 
 	ACT_DISPATCH(x->dt, (k_maxpool<T><<<blocks(elems(y)), THREADS, 0, gpu.stream>>>(
-				     (const T *)x->p, (T *)y->p, op->arg, x->n, x->c, x->h, x->w,
-				     y->h, y->w, op->k, op->stride, op->pad, is_nhwc(x))));
+				    (const T *)x->p, (T *)y->p, op->arg, x->n, x->c, x->h, x->w,
+				    y->h, y->w, op->k, op->stride, op->pad, is_nhwc(x))));
 	CUDA_LAUNCH_CHECK();
 }
 
@@ -483,10 +497,10 @@ extern "C" void bk_maxpool_backward(bk_op *op)
 
 	if (!dx)
 		return;
-	ACT_DISPATCH(dx->dt, (k_maxpool_back<T><<<blocks(elems(dx)), THREADS, 0, gpu.stream>>>(
-				      (const T *)dy->p, op->arg, (T *)dx->p, dx->n, dx->c, dx->h,
-				      dx->w, dy->h, dy->w, op->k, op->stride, op->pad,
-				      is_nhwc(dx))));
+	ACT_DISPATCH(dx->dt,
+		     (k_maxpool_back<T><<<blocks(elems(dx)), THREADS, 0, gpu.stream>>>(
+			     (const T *)dy->p, op->arg, (T *)dx->p, dx->n, dx->c, dx->h, dx->w,
+			     dy->h, dy->w, op->k, op->stride, op->pad, is_nhwc(dx))));
 	CUDA_LAUNCH_CHECK();
 }
 
@@ -509,8 +523,8 @@ extern "C" void bk_avgpool_forward(bk_op *op)
 	size_t n = (size_t)x->n * x->c;
 
 	ACT_DISPATCH(x->dt, (k_avgpool<T><<<blocks(n), THREADS, 0, gpu.stream>>>(
-				     (const T *)x->p, (float *)op->y->p, x->n, x->c, x->h * x->w,
-				     is_nhwc(x))));
+				    (const T *)x->p, (float *)op->y->p, x->n, x->c, x->h * x->w,
+				    is_nhwc(x))));
 	CUDA_LAUNCH_CHECK();
 }
 
@@ -521,8 +535,8 @@ extern "C" void bk_avgpool_backward(bk_op *op)
 	if (!dx)
 		return;
 	ACT_DISPATCH(dx->dt, (k_avgpool_back<T><<<blocks(elems(dx)), THREADS, 0, gpu.stream>>>(
-				      (const float *)op->dy->p, (T *)dx->p, dx->n, dx->c,
-				      dx->h * dx->w, is_nhwc(dx))));
+				     (const float *)op->dy->p, (T *)dx->p, dx->n, dx->c,
+				     dx->h * dx->w, is_nhwc(dx))));
 	CUDA_LAUNCH_CHECK();
 }
 

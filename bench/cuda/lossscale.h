@@ -16,18 +16,18 @@
 extern "C" {
 #endif
 
-#define LOSSSCALE_INIT 65536.0f		/* 2^16 */
-#define LOSSSCALE_INTERVAL 2000		/* clean steps before the scale doubles */
-#define LOSSSCALE_MIN 1.0f		/* halving stops here */
-#define LOSSSCALE_MAX 16777216.0f	/* 2^24: doubling stops here */
+#define LOSSSCALE_INIT     65536.0f    /* 2^16 */
+#define LOSSSCALE_INTERVAL 2000        /* clean steps before the scale doubles */
+#define LOSSSCALE_MIN      1.0f        /* halving stops here */
+#define LOSSSCALE_MAX      16777216.0f /* 2^24: doubling stops here */
 
 struct lossscale {
-	float scale;	/* multiplies the loss before backward; gradients / scale */
-	int dynamic;	/* 1: halve on overflow, double after interval clean steps */
-	int interval;	/* clean steps needed to double */
-	int clean;	/* clean steps since the last change of scale */
-	long steps;	/* steps seen */
-	long skipped;	/* steps skipped for overflow */
+	float scale;  /* multiplies the loss before backward; gradients / scale */
+	int dynamic;  /* 1: halve on overflow, double after interval clean steps */
+	int interval; /* clean steps needed to double */
+	int clean;    /* clean steps since the last change of scale */
+	long steps;   /* steps seen */
+	long skipped; /* steps skipped for overflow */
 };
 
 /* static_scale 0: dynamic from LOSSSCALE_INIT; > 0: fixed at that value. */

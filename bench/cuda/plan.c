@@ -11,9 +11,9 @@ int gpu_conv_out(int in, int filt, int stride, int pad)
 
 static int conv_equal(const struct gpu_conv_shape *a, const struct gpu_conv_shape *b)
 {
-	return a->n == b->n && a->c == b->c && a->h == b->h && a->w == b->w &&
-	    a->k == b->k && a->r == b->r && a->s == b->s && a->stride == b->stride &&
-	    a->pad == b->pad && a->dtype == b->dtype;
+	return a->n == b->n && a->c == b->c && a->h == b->h && a->w == b->w && a->k == b->k &&
+	       a->r == b->r && a->s == b->s && a->stride == b->stride && a->pad == b->pad &&
+	       a->dtype == b->dtype;
 }
 
 int gpu_conv_lookup(const struct gpu_conv_shape *tab, int n, const struct gpu_conv_shape *s)

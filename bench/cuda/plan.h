@@ -109,10 +109,10 @@ static inline PLAN_HD void gpu_pool_range(int i, int k, int s, int pad, int out,
 
 /* One convolution as cuDNN sees it (batch included). */
 struct gpu_conv_shape {
-	int n, c, h, w;		/* input */
-	int k, r, s;		/* output channels, filter height, width */
+	int n, c, h, w; /* input */
+	int k, r, s;    /* output channels, filter height, width */
 	int stride, pad;
-	int dtype;		/* the precision (enum bk_precision): the algorithms depend on it */
+	int dtype; /* the precision (enum bk_precision): the algorithms depend on it */
 };
 
 /* Output height and width of a convolution (floor, as cuDNN and PyTorch). */

@@ -89,11 +89,11 @@ struct line {
 
 /* A run as DLPerf's script for its format saw it. */
 struct dlperf_run {
-	const char *name;      /* framework/key/run, for messages */
-	const char *format;    /* the format's name, for messages */
+	const char *name;   /* framework/key/run, for messages */
+	const char *format; /* the format's name, for messages */
 	struct key key;
-	double tb;             /* total batch N × G × B */
-	long s, n;             /* the window: skip (DLPerf's warm-up), count */
+	double tb; /* total batch N × G × B */
+	long s, n; /* the window: skip (DLPerf's warm-up), count */
 	struct line *lines;
 	size_t nl;
 };

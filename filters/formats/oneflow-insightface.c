@@ -22,8 +22,7 @@ static int parse(struct scan *sc, const char *s, const char *at, struct it *it)
 	q = label(p, "throughput:");
 	it->rate = getnum(sc, &q, "throughput", NULL, POSITIVE);
 	if (*skipb(q))
-		record_die(sc->in, "text after the throughput: '%.*s'", toklen(skipb(q)),
-			   skipb(q));
+		record_die(sc->in, "text after the throughput: '%.*s'", toklen(skipb(q)), skipb(q));
 	return 1;
 }
 

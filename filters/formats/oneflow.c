@@ -61,9 +61,7 @@ int oneflow_config(struct scan *sc, const char *s)
 		if (take_pos_n(p, vn, &x))
 			record_die(sc->in, "%s = '%.*s' is not a positive integer", name, (int)vn,
 				   p);
-		long want = i == 0 ? sc->key.nodes
-			    : i == 1 ? sc->key.gpus
-				     : sc->key.batch;
+		long want = i == 0 ? sc->key.nodes : i == 1 ? sc->key.gpus : sc->key.batch;
 		if (x != want)
 			record_die(sc->in, "the log says %s = %ld, %s says %ld", name, x,
 				   sc->keysrc, want);

@@ -10,7 +10,6 @@
  */
 #include "formats.h"
 
-
 static int parse(struct scan *sc, const char *s, const char *at, struct it *it)
 {
 	const char *p = skipb(at + 5), *q;

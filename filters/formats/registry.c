@@ -9,23 +9,23 @@
 
 #include <string.h>
 
-#define FORMATS(X)                                                                         \
-	X(bench)                                                                           \
-	X(oneflow)                                                                         \
-	X(oneflow_bert)                                                                    \
-	X(oneflow_insightface)                                                             \
-	X(ngc_pytorch)                                                                     \
-	X(ngc_tensorflow)                                                                  \
-	X(tensorflow)                                                                      \
-	X(paddle)                                                                          \
-	X(plsc)                                                                            \
-	X(ngc_mxnet)                                                                       \
-	X(mxnet)                                                                           \
-	X(mindspore)                                                                       \
+#define FORMATS(X)             \
+	X(bench)               \
+	X(oneflow)             \
+	X(oneflow_bert)        \
+	X(oneflow_insightface) \
+	X(ngc_pytorch)         \
+	X(ngc_tensorflow)      \
+	X(tensorflow)          \
+	X(paddle)              \
+	X(plsc)                \
+	X(ngc_mxnet)           \
+	X(mxnet)               \
+	X(mindspore)           \
 	X(pytorch)
 
 #define DECLARE(f) extern const struct format f##_format;
-#define ENTRY(f) &f##_format,
+#define ENTRY(f)   &f##_format,
 FORMATS(DECLARE)
 const struct format *const formats[] = {FORMATS(ENTRY) NULL};
 

@@ -108,13 +108,13 @@ static void make_prefix(struct log *lg)
 	if (!lg->sc.have_key)
 		record_die(&lg->in,
 			   "no configuration before the first iteration line; give -k key");
-	const char *fw = opt_framework ? opt_framework
+	const char *fw = opt_framework   ? opt_framework
 			 : lg->framework ? lg->framework
 					 : lg->fmt->name;
 	char key[KEY_MAX];
 	key_format(&lg->sc.key, key, sizeof key);
-	int n = snprintf(lg->prefix, sizeof lg->prefix, "%s\t%s\t%s\t%ld\t", fw, lg->fmt->name,
-			 key, lg->run);
+	int n = snprintf(lg->prefix, sizeof lg->prefix, "%s\t%s\t%s\t%ld\t", fw, lg->fmt->name, key,
+			 lg->run);
 	if (n < 0 || (size_t)n >= sizeof lg->prefix)
 		die("%s: framework name too long", lg->in.name);
 	lg->plen = (size_t)n;
@@ -199,8 +199,7 @@ static void add(struct log *lg, struct it *it)
 		if (n < 1)
 			record_die(&lg->in, "iteration %lld after %lld", it->iter,
 				   lg->sc.prev_iter);
-		it->step =
-			derived_step(lg, n, txt_num(it->rate), it->stepbuf, sizeof it->stepbuf);
+		it->step = derived_step(lg, n, txt_num(it->rate), it->stepbuf, sizeof it->stepbuf);
 	}
 	lg->sc.prev_iter = it->iter;
 	emit(lg, it->iter, it->itxt, it->ts, it->step, it->rate, it->loss);

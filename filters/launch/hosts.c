@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #define REACH_PORT "22" /* reachability check: answered or refused = up */
-#define REACH_MS 5000
+#define REACH_MS   5000
 
 /* Append a host (the name is copied) to the job's list of capacity *cap. */
 static void add_host(struct job *job, size_t *cap, const char *name, size_t len, long slots)

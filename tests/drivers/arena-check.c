@@ -98,7 +98,10 @@ bk_tensor *bk_tensor_create(int kind, int n, int c, int h, int w, void *storage)
 	return t;
 }
 
-void bk_tensor_destroy(bk_tensor *t) { free(t); }
+void bk_tensor_destroy(bk_tensor *t)
+{
+	free(t);
+}
 
 static size_t used(const bk_tensor *t)
 {
@@ -193,7 +196,10 @@ static bk_op *op_new(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy)
 	return op;
 }
 
-void bk_op_destroy(bk_op *op) { free(op); }
+void bk_op_destroy(bk_op *op)
+{
+	free(op);
+}
 
 static void x_to_y(const bk_op *op, const char *name)
 {
@@ -228,7 +234,10 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 	return op;
 }
 
-void bk_conv_forward(bk_op *op) { x_to_y(op, "conv forward"); }
+void bk_conv_forward(bk_op *op)
+{
+	x_to_y(op, "conv forward");
+}
 
 void bk_conv_backward_data(bk_op *op)
 {
@@ -305,25 +314,37 @@ void bk_bn_backward(bk_op *op)
 	grads_written(op);
 }
 
-bk_op *bk_maxpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k,
-		       int stride, int pad)
+bk_op *bk_maxpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k, int stride,
+		       int pad)
 {
 	(void)k, (void)stride, (void)pad;
 	return op_new(x, y, dx, dy);
 }
 
-void bk_maxpool_forward(bk_op *op) { x_to_y(op, "max pooling forward"); }
+void bk_maxpool_forward(bk_op *op)
+{
+	x_to_y(op, "max pooling forward");
+}
 
-void bk_maxpool_backward(bk_op *op) { dy_to_dx(op, "max pooling backward"); }
+void bk_maxpool_backward(bk_op *op)
+{
+	dy_to_dx(op, "max pooling backward");
+}
 
 bk_op *bk_avgpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy)
 {
 	return op_new(x, y, dx, dy);
 }
 
-void bk_avgpool_forward(bk_op *op) { x_to_y(op, "average pooling forward"); }
+void bk_avgpool_forward(bk_op *op)
+{
+	x_to_y(op, "average pooling forward");
+}
 
-void bk_avgpool_backward(bk_op *op) { dy_to_dx(op, "average pooling backward"); }
+void bk_avgpool_backward(bk_op *op)
+{
+	dy_to_dx(op, "average pooling backward");
+}
 
 bk_op *bk_fc_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, const float *w,
 		  const float *b, float *dw, float *db)
@@ -337,7 +358,10 @@ bk_op *bk_fc_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, cons
 	return op;
 }
 
-void bk_fc_forward(bk_op *op) { x_to_y(op, "fc forward"); }
+void bk_fc_forward(bk_op *op)
+{
+	x_to_y(op, "fc forward");
+}
 
 void bk_fc_backward(bk_op *op)
 {

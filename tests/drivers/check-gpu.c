@@ -40,7 +40,7 @@ static int devices(void)
 		if (e != cudaSuccess)
 			die("device %d: %s", i, cudaGetErrorString(e));
 		printf("device %d: %s, compute capability %d.%d, %.0f MB\n", i, p.name, p.major,
-		    p.minor, (double)p.totalGlobalMem / 1048576.0);
+		       p.minor, (double)p.totalGlobalMem / 1048576.0);
 	}
 	return 0;
 }
@@ -227,7 +227,7 @@ static int compare(int argc, char **argv)
 	/* Per parameter tensor, from the manifest: name shape offset count. */
 	char *man = slurp(ref, "manifest.tsv", &b1), *save = NULL;
 	size_t n = 0, cap = 0;
-	char (*names)[128] = NULL;
+	char(*names)[128] = NULL;
 	double *gn = NULL, *gd = NULL, *sn = NULL, *sd = NULL;
 	for (char *line = strtok_r(man, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char shape[64];
@@ -257,7 +257,8 @@ static int compare(int argc, char **argv)
 		moved = pb[i] != 0.0f;
 	if (!moved)
 		printf("step: %s/params_after.f32 equals params.f32: the update was skipped "
-		    "(an fp16 overflow at this loss scale?)\n", test);
+		       "(an fp16 overflow at this loss scale?)\n",
+		       test);
 	per_tensor("grad norm ratio", gn, names, n, tol.norm_median, tol.norm_worst);
 	per_tensor("grad direction", gd, names, n, 0, tol.dir_worst);
 	per_tensor("step norm ratio", sn, names, n, tol.norm_median, tol.norm_worst);

@@ -51,13 +51,13 @@ static int run_lossscale(float scale)
 		int f, used;
 
 		lineno++;
-		if (sscanf(line, "%ld %d %n", &n, &f, &used) != 2 || line[used] != '\0' ||
-		    n < 0 || (f != 0 && f != 1))
+		if (sscanf(line, "%ld %d %n", &n, &f, &used) != 2 || line[used] != '\0' || n < 0 ||
+		    (f != 0 && f != 1))
 			die_at("<stdin>", lineno, "expected \"steps flag\"");
 		for (long i = 0; i < n; i++)
 			applied += lossscale_update(&ls, f);
-		printf("steps=%ld applied=%ld skipped=%ld scale=%.9g clean=%d\n", ls.steps,
-		    applied, ls.skipped, (double)ls.scale, ls.clean);
+		printf("steps=%ld applied=%ld skipped=%ld scale=%.9g clean=%d\n", ls.steps, applied,
+		       ls.skipped, (double)ls.scale, ls.clean);
 	}
 	free(line);
 	return 0;
@@ -77,7 +77,7 @@ static int run_dedup(void)
 		if (n == 256)
 			die_at("<stdin>", n + 1, "more than 256 shapes");
 		if (sscanf(line, "%d %d %d %d %d %d %d %d %d %d %n", &p->n, &p->c, &p->h, &p->w,
-			&p->k, &p->r, &p->s, &p->stride, &p->pad, &p->dtype, &used) != 10 ||
+			   &p->k, &p->r, &p->s, &p->stride, &p->pad, &p->dtype, &used) != 10 ||
 		    line[used] != '\0')
 			die_at("<stdin>", n + 1, "expected \"n c h w k r s stride pad dtype\"");
 		n++;
@@ -85,8 +85,8 @@ static int run_dedup(void)
 	int d = gpu_conv_dedup(s, n, idx);
 	for (int i = 0; i < n; i++)
 		printf("%d %d %dx%d\n", i, idx[i],
-		    gpu_conv_out(s[i].h, s[i].r, s[i].stride, s[i].pad),
-		    gpu_conv_out(s[i].w, s[i].s, s[i].stride, s[i].pad));
+		       gpu_conv_out(s[i].h, s[i].r, s[i].stride, s[i].pad),
+		       gpu_conv_out(s[i].w, s[i].s, s[i].stride, s[i].pad));
 	printf("distinct=%d\n", d);
 	free(line);
 	return 0;
@@ -97,8 +97,8 @@ typedef size_t index_map(size_t i, size_t a, size_t b, size_t c);
 
 /* to(i) for every i, printed if few; then to/back checked as inverse
  * bijections of [0, total). */
-static int run_layout(const char *name, size_t total, size_t a, size_t b, size_t c,
-		      index_map *to, index_map *back)
+static int run_layout(const char *name, size_t total, size_t a, size_t b, size_t c, index_map *to,
+		      index_map *back)
 {
 	unsigned char *seen = xcalloc(total ? total : 1, 1);
 	size_t bad = 0;
@@ -163,7 +163,7 @@ static int run_pool(int in, int k, int s, int pad)
 			bad++;
 	}
 	printf("pool in=%d k=%d s=%d pad=%d out=%d: %s\n", in, k, s, pad, out,
-	    bad ? "WRONG windows" : "windows ok");
+	       bad ? "WRONG windows" : "windows ok");
 	return bad != 0;
 }
 
@@ -184,8 +184,7 @@ static int run_pad(size_t k, size_t c, size_t cpad, size_t r, size_t s)
 	for (size_t j = 0; j < real; j++)
 		bad += !seen[j];
 	printf("oihw->krsc c=%zu padded to %zu: %zu weights, %zu padding, %s\n", c, cpad, real,
-	       pads,
-	    bad ? "NOT one to one" : "one to one, inverse ok");
+	       pads, bad ? "NOT one to one" : "one to one, inverse ok");
 	free(seen);
 	return bad != 0;
 }
@@ -199,14 +198,13 @@ static int run_image(size_t n, size_t c, size_t cpad, size_t h, size_t w)
 		size_t j = gpu_nhwc_pad_to_nchw(i, c, cpad, h, w);
 		if (j == GPU_PAD)
 			pads++;
-		else if (j >= real || seen[j]++ ||
-		    (c == cpad && gpu_nchw_to_nhwc(j, c, h, w) != i))
+		else if (j >= real || seen[j]++ || (c == cpad && gpu_nchw_to_nhwc(j, c, h, w) != i))
 			bad++;
 	}
 	for (size_t j = 0; j < real; j++)
 		bad += !seen[j];
 	printf("image c=%zu padded to %zu: %zu values, %zu padding, %s\n", c, cpad, real, pads,
-	    bad ? "NOT one to one" : "one to one");
+	       bad ? "NOT one to one" : "one to one");
 	free(seen);
 	return bad != 0;
 }
@@ -237,20 +235,20 @@ int main(int argc, char **argv)
 		if (gpu_tolerance(argv[2], &t) != 0)
 			die_usage("tol: unknown precision '%s'", argv[2]);
 		printf("logits=%g loss=%g norm_median=%g norm_worst=%g dir_worst=%g\n", t.logits,
-		    t.loss, t.norm_median, t.norm_worst, t.dir_worst);
+		       t.loss, t.norm_median, t.norm_worst, t.dir_worst);
 		rc = 0;
 	} else if ((strcmp(argv[1], "layout") == 0 || strcmp(argv[1], "weights") == 0) &&
-	    argc == 6) {
+		   argc == 6) {
 		size_t d[4];
 
 		for (int i = 0; i < 4; i++)
 			d[i] = (size_t)num("dimension", argv[2 + i], 1, 1 << 16);
 		if (argv[1][0] == 'l')
 			rc = run_layout("nchw->nhwc", d[0] * d[1] * d[2] * d[3], d[1], d[2], d[3],
-			    nchw_nhwc, nhwc_nchw);
+					nchw_nhwc, nhwc_nchw);
 		else
 			rc = run_layout("oihw->krsc", d[0] * d[1] * d[2] * d[3], d[1], d[2], d[3],
-			    oihw_krsc, krsc_oihw);
+					oihw_krsc, krsc_oihw);
 	} else if (strcmp(argv[1], "weights") == 0 && argc == 7) {
 		size_t d[5];
 
@@ -269,7 +267,7 @@ int main(int argc, char **argv)
 		rc = run_image(d[0], d[1], d[2], d[3], d[4]);
 	} else if (strcmp(argv[1], "pool") == 0 && argc == 6) {
 		rc = run_pool((int)num("in", argv[2], 1, 1 << 16), (int)num("k", argv[3], 1, 64),
-		    (int)num("s", argv[4], 1, 64), (int)num("pad", argv[5], 0, 63));
+			      (int)num("s", argv[4], 1, 64), (int)num("pad", argv[5], 0, 63));
 	} else {
 		usage();
 	}

@@ -35,14 +35,12 @@ static long number(const char *s, const char *flag, long lo, long hi)
 static const struct shape {
 	int ic, oc, k, s, h;
 } shapes[] = {
-	{3, 64, 7, 2, 224},
-	{64, 64, 1, 1, 56},    {64, 64, 3, 1, 56},    {64, 256, 1, 1, 56},   {256, 64, 1, 1, 56},
-	{256, 128, 1, 1, 56},  {128, 128, 3, 2, 56},  {128, 512, 1, 1, 28},  {256, 512, 1, 2, 56},
-	{512, 128, 1, 1, 28},  {128, 128, 3, 1, 28},
-	{512, 256, 1, 1, 28},  {256, 256, 3, 2, 28},  {256, 1024, 1, 1, 14}, {512, 1024, 1, 2, 28},
-	{1024, 256, 1, 1, 14}, {256, 256, 3, 1, 14},
-	{1024, 512, 1, 1, 14}, {512, 512, 3, 2, 14},  {512, 2048, 1, 1, 7},  {1024, 2048, 1, 2, 14},
-	{2048, 512, 1, 1, 7},  {512, 512, 3, 1, 7},
+	{3, 64, 7, 2, 224},     {64, 64, 1, 1, 56},    {64, 64, 3, 1, 56},    {64, 256, 1, 1, 56},
+	{256, 64, 1, 1, 56},    {256, 128, 1, 1, 56},  {128, 128, 3, 2, 56},  {128, 512, 1, 1, 28},
+	{256, 512, 1, 2, 56},   {512, 128, 1, 1, 28},  {128, 128, 3, 1, 28},  {512, 256, 1, 1, 28},
+	{256, 256, 3, 2, 28},   {256, 1024, 1, 1, 14}, {512, 1024, 1, 2, 28}, {1024, 256, 1, 1, 14},
+	{256, 256, 3, 1, 14},   {1024, 512, 1, 1, 14}, {512, 512, 3, 2, 14},  {512, 2048, 1, 1, 7},
+	{1024, 2048, 1, 2, 14}, {2048, 512, 1, 1, 7},  {512, 512, 3, 1, 7},
 };
 
 enum { FWD, BWD_DATA, BWD_WEIGHTS, NDIR };
@@ -101,8 +99,8 @@ static int has_conv(dnnl_data_type_t dt, dnnl_engine_t eng)
 }
 
 /* Best seconds of one convolution in one direction over reps runs. */
-static double time_conv(const struct shape *c, int batch, int dir, dnnl_data_type_t dt,
-			int reps, dnnl_engine_t eng, dnnl_stream_t st)
+static double time_conv(const struct shape *c, int batch, int dir, dnnl_data_type_t dt, int reps,
+			dnnl_engine_t eng, dnnl_stream_t st)
 {
 	int oh = (c->h + 2 * (c->k / 2) - c->k) / c->s + 1;
 	dnnl_dims_t src_d = {batch, c->ic, c->h, c->h}, wei_d = {c->oc, c->ic, c->k, c->k};
@@ -116,8 +114,7 @@ static double time_conv(const struct shape *c, int batch, int dir, dnnl_data_typ
 	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wei_md, 4, wei_d, dt, dnnl_format_tag_any));
 	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&dst_md, 4, dst_d, dt, dnnl_format_tag_any));
 	/* bf16 training keeps fp32 weight gradients (fp32 master weights). */
-	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&dwei_md, 4, wei_d, dnnl_f32,
-						dnnl_format_tag_any));
+	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&dwei_md, 4, wei_d, dnnl_f32, dnnl_format_tag_any));
 
 	dnnl_convolution_desc_t fd, d;
 	dnnl_primitive_desc_t fpd, pd;
@@ -141,18 +138,20 @@ static double time_conv(const struct shape *c, int batch, int dir, dnnl_data_typ
 	}
 
 	/* Arguments in the layouts the primitive chose. */
-	static const struct arg_query fwd_args[] = {{DNNL_ARG_SRC, dnnl_query_src_md},
-			{DNNL_ARG_WEIGHTS, dnnl_query_weights_md},
-			{DNNL_ARG_DST, dnnl_query_dst_md},
-			{DNNL_ARG_SCRATCHPAD, dnnl_query_scratchpad_md}};
+	static const struct arg_query fwd_args[] = {
+		{DNNL_ARG_SRC, dnnl_query_src_md},
+		{DNNL_ARG_WEIGHTS, dnnl_query_weights_md},
+		{DNNL_ARG_DST, dnnl_query_dst_md},
+		{DNNL_ARG_SCRATCHPAD, dnnl_query_scratchpad_md}};
 	static const struct arg_query bd_args[] = {{DNNL_ARG_DIFF_SRC, dnnl_query_diff_src_md},
-		       {DNNL_ARG_WEIGHTS, dnnl_query_weights_md},
-		       {DNNL_ARG_DIFF_DST, dnnl_query_diff_dst_md},
-		       {DNNL_ARG_SCRATCHPAD, dnnl_query_scratchpad_md}};
-	static const struct arg_query bw_args[] = {{DNNL_ARG_SRC, dnnl_query_src_md},
-		       {DNNL_ARG_DIFF_WEIGHTS, dnnl_query_diff_weights_md},
-		       {DNNL_ARG_DIFF_DST, dnnl_query_diff_dst_md},
-		       {DNNL_ARG_SCRATCHPAD, dnnl_query_scratchpad_md}};
+						   {DNNL_ARG_WEIGHTS, dnnl_query_weights_md},
+						   {DNNL_ARG_DIFF_DST, dnnl_query_diff_dst_md},
+						   {DNNL_ARG_SCRATCHPAD, dnnl_query_scratchpad_md}};
+	static const struct arg_query bw_args[] = {
+		{DNNL_ARG_SRC, dnnl_query_src_md},
+		{DNNL_ARG_DIFF_WEIGHTS, dnnl_query_diff_weights_md},
+		{DNNL_ARG_DIFF_DST, dnnl_query_diff_dst_md},
+		{DNNL_ARG_SCRATCHPAD, dnnl_query_scratchpad_md}};
 	const struct arg_query *a = dir == FWD ? fwd_args : dir == BWD_DATA ? bd_args : bw_args;
 	dnnl_exec_arg_t args[4];
 	int nargs = 0;

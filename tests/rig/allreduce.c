@@ -47,8 +47,8 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (want && atoi(want) != size) {
-		fprintf(stderr, "allreduce: rank %d: world size %d, DLBENCH_WORLD=%s\n", rank,
-			size, want);
+		fprintf(stderr, "allreduce: rank %d: world size %d, DLBENCH_WORLD=%s\n", rank, size,
+			want);
 		MPI_Finalize();
 		return 1;
 	}
