@@ -54,7 +54,8 @@ struct flag {
 	const char *arg; /* the value in the usage; F_CHOICE: the choices */
 };
 
-/* clang-format off: it would take the braces for a block */
+/* One line: clang-format would take the braces for a block. */
+/* clang-format off */
 #define FLAG(name, kind, field, lo, hi, arg) {name, kind, offsetof(config, field), lo, hi, arg}
 /* clang-format on */
 
