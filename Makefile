@@ -159,14 +159,14 @@ key_nodes = $(word 1,$(call key_parts,$(1)))
 key_gpus = $(word 2,$(call key_parts,$(1)))
 key_suffix = _b$(word 3,$(call key_parts,$(1)))_$(word 4,$(call key_parts,$(1)))
 
-# The ladders of keys, in one shell for all of them (a shell per key made
-# make -n slow with many results): for each key "KEY=L1,L2,…" where Li are
+# The ladders of keys, in one shell for all of them and no process per key
+# (a process per key made make -n slow with many results): for each key "KEY=L1,L2,…" where Li are
 # the keys of its ladder — powers of two of devices per node up to G, then
 # of nodes up to N (1n1g 1n2g 1n4g 1n8g 2n8g 4n8g for 4n8g) — or "KEY=!"
 # when KEY is not a key.
 comma := ,
 ladders_of = $(shell for key in $(1); do \
-	if ! printf '%s\n' "$$key" | grep -Eqx '[1-9][0-9]*n[1-9][0-9]*g_b[1-9][0-9]*_(fp32|tf32|amp|bf16|fp16)'; \
+	if ! [[ $$key =~ ^[1-9][0-9]*n[1-9][0-9]*g_b[1-9][0-9]*_(fp32|tf32|amp|bf16|fp16)$$ ]]; \
 	then echo "$$key=!"; continue; fi; \
 	n=$${key%%n*}; g=$${key#*n}; g=$${g%%g_*}; s=_$${key#*g_}; out=; k=1; \
 	while [ $$k -lt $$g ]; do out=$$out,1n$${k}g$$s; k=$$((k * 2)); done; out=$$out,1n$${g}g$$s; \
