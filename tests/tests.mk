@@ -1,6 +1,6 @@
 # Tests: every tests/*.bats suite, with the Debian packages the tests need
-# and the binaries built first. `make test` is what the README and .ci/run
-# call.
+# and the binaries built first, then the sanitizer run below. `make test` is
+# what the README and .ci/run call.
 
 BATS := bats
 TEST_SUITES := $(sort $(wildcard tests/*.bats))
@@ -8,16 +8,27 @@ TEST_SUITES := $(sort $(wildcard tests/*.bats))
 test: test-deps
 	@$(MAKE) --no-print-directory CUDA_QUIET=1 all
 	$(BATS) $(BATS_FLAGS) $(TEST_SUITES)
+	@$(MAKE) --no-print-directory CUDA_QUIET=1 test-sanitize
 
 .PHONY: test
 
-# The filter suites again, on filters built with AddressSanitizer and UBSan
-# (any report aborts the filter, so the suite fails).
+# The suites of the filters, launch and bench's host logic again, on
+# programs built with AddressSanitizer and UBSan (any report aborts the
+# program, so its test fails). Part of `make test`.
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SAN_DIR := $(OBJ)/san
 SAN_SUITES := $(addprefix tests/,$(addsuffix .bats,grep-iters window median speedup table launch))
+SAN_PROGS := $(FILTERS) test-arena-check test-gpu-host $(if $(CUDA_FOUND),check-gpu-compare)
+# bench's host logic: the memory plan's checker, loss scaling, the layout
+# maps, convolution shapes, pooling windows and check-gpu's comparison.
+SAN_HOST_TESTS := arena|loss scale|loss-scale|cudnnFind|index maps|padded|pooling|tolerances|check-gpu-compare (passes|fails|says|refuses)
+
 test-sanitize:
-	$(MAKE) --no-print-directory CUDA_QUIET=1 BIN=$(OBJ)/san/bin OBJ=$(OBJ)/san \
+	@$(MAKE) --no-print-directory CUDA_QUIET=1 BIN=$(SAN_DIR)/bin OBJ=$(SAN_DIR) \
 		EXTRA_CFLAGS='$(SAN_FLAGS)' EXTRA_LDFLAGS='$(SAN_FLAGS)' \
-		$(addprefix $(OBJ)/san/bin/,$(FILTERS))
-	BIN_UNDER_TEST=$(abspath $(OBJ)/san/bin) ASAN_OPTIONS=detect_leaks=0 $(BATS) $(BATS_FLAGS) $(SAN_SUITES)
+		$(addprefix $(SAN_DIR)/bin/,$(SAN_PROGS))
+	BIN_UNDER_TEST=$(abspath $(SAN_DIR)/bin) ASAN_OPTIONS=detect_leaks=0 \
+		$(BATS) $(BATS_FLAGS) $(SAN_SUITES)
+	BIN_UNDER_TEST=$(abspath $(SAN_DIR)/bin) ASAN_OPTIONS=detect_leaks=0,protect_shadow_gap=0 \
+		$(BATS) $(BATS_FLAGS) -f '$(SAN_HOST_TESTS)' tests/bench.bats tests/bench-cuda.bats
 .PHONY: test-sanitize
