@@ -9,12 +9,18 @@
  * later value replaces the earlier one in its place, as DLPerf's dictionary
  * did.
  *
+ * Every number printed is finite and above 0.00: a samples_per_s that R2n
+ * takes to 0 or to infinity (x * 100 overflows) is an error naming its file
+ * and line (it would be the min or the max); a mean whose sum overflows is
+ * an error naming the configuration.
+ *
  * Meta lines ('#') are copied to the output as they come, so all come before
  * the records, printed at the end. "# mode=dlperf" before the first record
  * selects DLPerf's mode, as -c dlperf does; a mode line after it is an error.
  */
 #include "lib.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -70,6 +76,10 @@ static void add(struct input *in)
 	if (parse_long(in->f[2], 0, 1000000000, &id) != 0)
 		record_die(in, "run '%s' is not a non-negative integer", in->f[2]);
 	double v = record_num(in, 3, "samples_per_s", 1);
+	if (!isfinite(r2n(v)))
+		record_die(in, "samples_per_s '%s' overflows when rounded", in->f[3]);
+	if (!(r2n(v) > 0))
+		record_die(in, "samples_per_s '%s' rounds to 0.00", in->f[3]);
 
 	struct config *c = config_get(in->f[0], in->f[1]);
 	for (size_t i = 0; i < c->n; i++) {
@@ -84,18 +94,33 @@ static void add(struct input *in)
 	c->runs[c->n++] = (struct run){id, v};
 }
 
-static void report(const struct config *c)
+/* The configuration's median, mean, min and max, R2n'd. add() checked
+ * each value, so min and max are finite and above 0 after R2n, and so is
+ * the median between them. */
+static void summarize(const struct config *c, double out[4])
 {
-	double *v = xmalloc(c->n * sizeof *v), sum = 0, median;
+	double *v = xmalloc(c->n * sizeof *v), sum = 0;
 
 	for (size_t i = 0; i < c->n; i++) {
 		v[i] = c->runs[i].speed;
 		sum += v[i];
 	}
-	median = median_of(v, c->n);
-	printf("%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%zu\n", c->framework, c->key, r2n(median),
-	       r2n(sum / (double)c->n), r2n(v[0]), r2n(v[c->n - 1]), c->n);
+	out[0] = r2n(median_of(v, c->n));
+	out[1] = r2n(sum / (double)c->n);
+	out[2] = r2n(v[0]);
+	out[3] = r2n(v[c->n - 1]);
 	free(v);
+	if (!isfinite(out[1]))
+		die("%s %s: the sum of %zu samples_per_s overflows", c->framework, c->key, c->n);
+	/* The sum's rounding can take the mean of equal values one ulp past
+	 * them; the mean is within [min, max], and the records say so. */
+	out[1] = fmin(fmax(out[1], out[2]), out[3]);
+}
+
+static void report(const struct config *c, const double s[4])
+{
+	printf("%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%zu\n", c->framework, c->key, s[0], s[1], s[2],
+	       s[3], c->n);
 }
 
 int main(int argc, char *argv[])
@@ -126,8 +151,13 @@ int main(int argc, char *argv[])
 				meta(&in);
 			else
 				add(&in);
+	/* All checked before the first record is written. */
+	double(*s)[4] = xmalloc((nconfigs ? nconfigs : 1) * sizeof *s);
 	for (size_t i = 0; i < nconfigs; i++)
-		report(&configs[i]);
+		summarize(&configs[i], s[i]);
+	for (size_t i = 0; i < nconfigs; i++)
+		report(&configs[i], s[i]);
+	free(s);
 	finish_output();
 	return 0;
 }

@@ -7,10 +7,14 @@
  * (doc/dlperf.md). The medians are taken as median printed them, already
  * R2n to two decimals, so they are not rounded again. Meta lines ('#') are
  * copied unchanged, each before the records that followed it. A
- * configuration without its 1n1g base is an error; nothing is written then.
+ * configuration without its 1n1g base is an error, and so is a speedup that
+ * overflows or rounds to 0.00 (named by the record's file and line); nothing
+ * is written then. Duplicates and bases are found in trees: n log n.
  */
 #include "lib.h"
 
+#include <math.h>
+#include <search.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,6 +26,8 @@ struct meta {
 
 static struct medrec *recs;
 static size_t nrecs, caprecs;
+static void *seen;  /* medrec_unique's tree of (framework, key) */
+static void *bases; /* the 1n1g records by (framework, batch, precision) */
 static struct meta *metas;
 static size_t nmetas, capmetas;
 
@@ -36,21 +42,49 @@ static void add(struct input *in)
 	struct medrec r;
 
 	medrec_parse(in, MEDREC_NF, &r);
-	medrec_unique(in, &r, recs, nrecs);
+	medrec_unique(in, &r, &seen);
 	recs = xgrow(recs, &caprecs, nrecs + 1, sizeof *recs);
 	recs[nrecs++] = r;
 }
 
+static int cmp_setting(const void *a, const void *b)
+{
+	const struct medrec *x = a, *y = b;
+	int c = strcmp(x->framework, y->framework);
+
+	if (c == 0)
+		c = x->key.batch != y->key.batch ? (x->key.batch < y->key.batch ? -1 : 1)
+						 : strcmp(x->key.prec, y->key.prec);
+	return c;
+}
+
+/* Once all records are read (recs no longer moves). */
+static void index_bases(void)
+{
+	for (size_t i = 0; i < nrecs; i++)
+		if (recs[i].key.nodes == 1 && recs[i].key.gpus == 1 &&
+		    !tsearch(&recs[i], &bases, cmp_setting))
+			die("out of memory");
+}
+
 static const struct medrec *base_of(const struct medrec *c)
 {
-	for (size_t i = 0; i < nrecs; i++) {
-		const struct medrec *b = &recs[i];
-		if (b->key.nodes == 1 && b->key.gpus == 1 && b->key.batch == c->key.batch &&
-		    strcmp(b->key.prec, c->key.prec) == 0 &&
-		    strcmp(b->framework, c->framework) == 0)
-			return b;
-	}
-	return NULL;
+	struct medrec *const *p = tfind(c, &bases, cmp_setting);
+
+	return p ? *p : NULL;
+}
+
+/* R2n(median / base median), which must come out finite and positive. */
+static double speedup_of(const struct medrec *c, const struct medrec *b)
+{
+	double v = r2n(c->median / b->median);
+
+	if (!isfinite(v))
+		die_at(c->file, c->line, "speedup %s / %s overflows", c->field[2], b->field[2]);
+	if (!(v > 0))
+		die_at(c->file, c->line, "speedup %s / %s rounds to 0.00", c->field[2],
+		       b->field[2]);
+	return v;
 }
 
 static void print_metas(size_t *m, size_t before)
@@ -80,6 +114,7 @@ int main(int argc, char *argv[])
 				add_meta(&in);
 			else
 				add(&in);
+	index_bases();
 	for (size_t i = 0; i < nrecs; i++) {
 		if (base_of(&recs[i]))
 			continue;
@@ -89,15 +124,19 @@ int main(int argc, char *argv[])
 		key_format(&bk, b, sizeof b);
 		die("no 1n1g base for %s %s (need %s)", recs[i].framework, recs[i].keytext, b);
 	}
+	double *speedups = xmalloc((nrecs ? nrecs : 1) * sizeof *speedups);
+	for (size_t i = 0; i < nrecs; i++)
+		speedups[i] = speedup_of(&recs[i], base_of(&recs[i]));
 	for (size_t i = 0; i < nrecs; i++) {
 		const struct medrec *c = &recs[i];
 
 		print_metas(&m, i);
 		for (int f = 0; f < MEDREC_NF; f++)
 			printf("%s\t", c->field[f]);
-		printf("%.2f\n", r2n(c->median / base_of(c)->median));
+		printf("%.2f\n", speedups[i]);
 	}
 	print_metas(&m, nrecs);
+	free(speedups);
 	finish_output();
 	return 0;
 }

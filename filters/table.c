@@ -30,10 +30,15 @@
  *   model "r50", cases in ladder order (DLPerf's was listing order), floats
  *   in shortest round-trip form; the input must hold one framework, batch
  *   and precision.
+ *
+ * Every number printed is finite, and the positive ones stay positive: a
+ * median, speedup or published samples/s that %.2f shows as 0.00, or a
+ * spread that overflows, is an error naming the record's file and line.
  */
 #include "formats/formats.h"
 #include "lib.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,29 +49,56 @@ struct published {
 	double speed;
 };
 
+/* What table computes or reads beyond the median record; extras[i] goes
+ * with rows[i]. */
+struct extra {
+	double speedup, spread;
+};
+
 static struct medrec *rows;
-static double *speedups; /* speedups[i] goes with rows[i] */
-static size_t nrows, caprows, capspeedups;
+static struct extra *extras;
+static size_t nrows, caprows, capextras;
+static void *seen; /* medrec_unique's tree */
 static struct published *pubs;
 static size_t npubs, cappubs;
 
 static double speedup_of(const struct medrec *r)
 {
-	return speedups[r - rows];
+	return extras[r - rows].speedup;
+}
+
+static double spread_of(const struct medrec *r)
+{
+	return extras[r - rows].spread;
+}
+
+/* Field i, positive, must not print as 0.00 with %.2f. */
+static double printed_positive(struct input *in, int i, const char *what)
+{
+	double v = record_num(in, i, what, 1);
+
+	if (!(r2p(v, 2) > 0))
+		record_die(in, "%s '%s' rounds to 0.00", what, in->f[i]);
+	return v;
 }
 
 static void read_row(struct input *in)
 {
 	struct medrec r;
-	double speedup;
+	struct extra x;
 
 	medrec_parse(in, MEDREC_NF + 1, &r);
-	speedup = record_num(in, MEDREC_NF, "speedup", 1);
-	medrec_unique(in, &r, rows, nrows);
+	printed_positive(in, 2, "median");
+	x.speedup = printed_positive(in, MEDREC_NF, "speedup");
+	x.spread = (r.max - r.min) / r.median * 100;
+	if (!isfinite(x.spread))
+		record_die(in, "spread ('%s' - '%s') / '%s' overflows", in->f[5], in->f[4],
+			   in->f[2]);
+	medrec_unique(in, &r, &seen);
 	rows = xgrow(rows, &caprows, nrows + 1, sizeof *rows);
-	speedups = xgrow(speedups, &capspeedups, nrows + 1, sizeof *speedups);
+	extras = xgrow(extras, &capextras, nrows + 1, sizeof *extras);
 	rows[nrows] = r;
-	speedups[nrows++] = speedup;
+	extras[nrows++] = x;
 }
 
 static void read_published(const char *path)
@@ -83,7 +115,7 @@ static void read_published(const char *path)
 		if (key_parse(in.f[1], &k) != 0)
 			record_die(&in, "key '%s' is not <N>n<G>g_b<B>_<prec>", in.f[1]);
 		key_format(&k, p.keytext, sizeof p.keytext);
-		p.speed = record_num(&in, 2, "samples_per_s", 1);
+		p.speed = printed_positive(&in, 2, "samples_per_s");
 		if (strcmp(in.f[3], "-") != 0)
 			record_num(&in, 3, "speedup", 1);
 		for (size_t i = 0; i < npubs; i++)
@@ -169,7 +201,7 @@ static void scaling(int with_published)
 			const struct medrec *r = g[j];
 			printf("| %ld | %ld | %ld | %.2f | %.2f | %ld | %.1f%% |", r->key.nodes,
 			       r->key.gpus, r->key.batch, r->median, speedup_of(r), r->n,
-			       (r->max - r->min) / r->median * 100);
+			       spread_of(r));
 			if (with_published) {
 				const struct published *p = published_of(r);
 				if (p)

@@ -22,6 +22,12 @@
  * would have filled with 0 or NaN is an error. bench, which DLPerf never
  * ran, is measured our way.
  *
+ * Bounds: a timestamp_s is below 10^12 s (year 33658; a calendar stamp up
+ * to year 9999 is below 2.6 * 10^11), so a difference of two in integer
+ * microseconds is below 10^18 and cannot overflow; keys are bounded by
+ * KEY_PART_MAX (lib.h). A throughput that is not finite or that %.2f would
+ * print as 0.00 is an error.
+ *
  * Errors name the run as framework/key/run (the records carry no path), or
  * file:line for a bad record.
  */
@@ -35,6 +41,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#define STAMP_SEC_MAX 1000000000000LL /* 10^12: see the bounds above */
 
 enum { F_FRAMEWORK, F_FORMAT, F_KEY, F_RUN, F_ITER, F_TS, F_STEP, F_RATE, F_LOSS, NFIELDS };
 
@@ -244,6 +252,8 @@ static void run_add(struct run *r, struct input *in)
 		struct stamp t;
 		if (parse_stamp(in->f[F_TS], &t, 0) != 0)
 			record_die(in, "timestamp_s '%s' is not a number", in->f[F_TS]);
+		if (t.sec >= STAMP_SEC_MAX)
+			record_die(in, "timestamp_s '%s' is not below 10^12", in->f[F_TS]);
 	}
 	if (in->f[F_LOSS][0] == '\0')
 		record_die(in, "empty loss");
@@ -277,8 +287,12 @@ static void run_end(struct run *r)
 	} else {
 		v = ours_speed(r);
 	}
-	if (!(v > 0) || !isfinite(v))
+	if (!isfinite(v))
+		die("%s: samples/s %g is not finite", r->name, v);
+	if (!(v > 0))
 		die("%s: samples/s %g is not positive", r->name, v);
+	if (!(r2p(v, 2) > 0))
+		die("%s: samples/s %g rounds to 0.00", r->name, v);
 	printf("%s\t%s\t%ld\t%.2f\n", r->framework, r->keytext, r->number, v);
 }
 

@@ -8,6 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* N × G × B <= KEY_PART_MAX^3 must fit a long (lib.h). */
+_Static_assert(LONG_MAX / KEY_PART_MAX / KEY_PART_MAX >= KEY_PART_MAX,
+	       "KEY_PART_MAX^3 does not fit a long");
+
 static const char *const precisions[] = {"fp32", "tf32", "amp", "bf16", "fp16"};
 
 int prec_valid(const char *s)
@@ -18,7 +22,8 @@ int prec_valid(const char *s)
 	return 0;
 }
 
-/* A positive decimal integer without sign or leading zero, ending at stop. */
+/* A positive decimal integer without sign or leading zero, at most
+ * KEY_PART_MAX, ending at stop. */
 static int take_pos(const char **sp, char stop, long *out)
 {
 	const char *s = *sp;
@@ -27,9 +32,9 @@ static int take_pos(const char **sp, char stop, long *out)
 	if (*s < '1' || *s > '9')
 		return -1;
 	for (; *s >= '0' && *s <= '9'; s++) {
-		if (v > (LONG_MAX - 9) / 10 || v > 1000000000)
+		v = v * 10 + (*s - '0'); /* v <= KEY_PART_MAX before: no overflow */
+		if (v > KEY_PART_MAX)
 			return -1;
-		v = v * 10 + (*s - '0');
 	}
 	if (*s != stop)
 		return -1;

@@ -74,7 +74,8 @@ long long flag_int(const char *flag, const char *s, long long min, long long max
  * error "-c: 'x' is not dlperf". */
 int compat_flag(const char *s);
 /* Python's repr of a float: the shortest text that reads back as x, with
- * ".0" when it has no fraction, positional for the magnitudes we print. */
+ * ".0" when it has no fraction, positional for the magnitudes we print.
+ * x must be finite: inf or NaN dies (a caller's bug; no filter prints one). */
 void fmt_shortest(char *buf, size_t size, double x);
 
 /* ---- statistics (stats.c) ---------------------------------------------- */
@@ -114,7 +115,8 @@ struct input {
 void input_open(struct input *in, const char *path);
 void input_close(struct input *in);
 /* Read one raw line (no splitting); 1 = got one, 0 = end of file.
- * A read error dies naming the file. */
+ * A read error dies naming the file; a NUL byte in the line dies naming
+ * file and line (lines are C strings: it would cut the line in silence). */
 int input_line(struct input *in);
 /* Read one line and split it at tabs into f[0..nf-1]; 1 = got one. A meta
  * line (one that starts with '#') is left whole and sets in->meta. */
@@ -142,7 +144,13 @@ LIB_NORETURN void record_die(const struct input *in, const char *fmt, ...) LIB_P
 /* ---- configuration keys (key.c) ---------------------------------------- */
 
 /* <N>n<G>g_b<B>_<prec>: N nodes, G devices per node, B samples per device
- * per step, precision fp32 | tf32 | amp | bf16 | fp16. */
+ * per step, precision fp32 | tf32 | amp | bf16 | fp16.
+ *
+ * Bound: N, G and B are each at most KEY_PART_MAX (2^20); a larger one is
+ * not a key. Then N × G × B <= 2^60 fits a long (64 bits), so the total
+ * batch, the device count N × G and every product of them below cannot
+ * overflow. */
+#define KEY_PART_MAX 1048576
 struct key {
 	long nodes, gpus, batch;
 	char prec[8];
@@ -150,13 +158,15 @@ struct key {
 
 #define KEY_MAX 64
 
-/* Parse a key; returns 0, or -1 when it is not one. */
+/* Parse a key; returns 0, or -1 when it is not one (a part above
+ * KEY_PART_MAX included). */
 int key_parse(const char *s, struct key *k);
-/* Parse "<N>n<G>g" alone (a DLPerf case directory); 0 or -1. */
+/* Parse "<N>n<G>g" alone (a DLPerf case directory), each <= KEY_PART_MAX;
+ * 0 or -1. */
 int case_parse(const char *s, long *nodes, long *gpus);
 void key_format(const struct key *k, char *buf, size_t size);
 int prec_valid(const char *s);
-/* Total batch N × G × B. */
+/* Total batch N × G × B (<= 2^60, see KEY_PART_MAX). */
 long key_total_batch(const struct key *k);
 /* Ladder order: by total devices, then nodes. */
 int key_ladder_cmp(const struct key *a, const struct key *b);
@@ -174,6 +184,8 @@ struct medrec {
 	struct key key;         /* field[1] parsed */
 	double median, mean, min, max;
 	long n;
+	const char *file; /* where it was read, for errors found later */
+	long line;
 };
 
 /* Validate the record just read by input_record, which must have nf fields
@@ -181,12 +193,14 @@ struct medrec {
  * copies of its first MEDREC_NF fields (one allocation: free(field[0])).
  * A bad field dies naming file and line: "empty framework", "key 'x' is not
  * <N>n<G>g_b<B>_<prec>", "median 'x' is not a number" (or "is not
- * positive"; so for mean, min and max), "n 'x' is not a positive integer". */
+ * positive"; so for mean, min and max), "n 'x' is not a positive integer",
+ * "min 'a' is above max 'b'", "median 'x' is outside min..max 'a'..'b'"
+ * (so for mean). */
 void medrec_parse(struct input *in, int nf, struct medrec *r);
-/* Die "file:line: duplicate configuration <framework> <key>" when one of
- * seen[0..n) has r's framework and key. */
-void medrec_unique(const struct input *in, const struct medrec *r, const struct medrec *seen,
-		   size_t n);
+/* Die "file:line: duplicate configuration <framework> <key>" when r's
+ * framework and key are in *seen already, else add them. *seen is a
+ * tsearch tree (NULL at first) of the records' field[0]: O(log n) each. */
+void medrec_unique(const struct input *in, const struct medrec *r, void **seen);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,16 @@
  */
 #include "lib.h"
 
+#include <search.h>
 #include <string.h>
+
+/* Die when field i, value v, lies outside [min, max]. */
+static void within(struct input *in, const struct medrec *r, int i, double v, const char *what)
+{
+	if (v < r->min || v > r->max)
+		record_die(in, "%s '%s' is outside min..max '%s'..'%s'", what, in->f[i], in->f[4],
+			   in->f[5]);
+}
 
 void medrec_parse(struct input *in, int nf, struct medrec *r)
 {
@@ -23,6 +32,12 @@ void medrec_parse(struct input *in, int nf, struct medrec *r)
 	r->max = record_num(in, 5, "max", 1);
 	if (parse_long(in->f[6], 1, 1000000000, &r->n) != 0)
 		record_die(in, "n '%s' is not a positive integer", in->f[6]);
+	/* median writes min <= median, mean <= max; anything else was not made
+	 * by it, and would print a negative spread. */
+	if (r->min > r->max)
+		record_die(in, "min '%s' is above max '%s'", in->f[4], in->f[5]);
+	within(in, r, 2, r->median, "median");
+	within(in, r, 3, r->mean, "mean");
 
 	/* One allocation for the texts: a record is kept whole or not at all. */
 	for (int i = 0; i < MEDREC_NF; i++)
@@ -36,13 +51,26 @@ void medrec_parse(struct input *in, int nf, struct medrec *r)
 	}
 	r->framework = r->field[0];
 	r->keytext = r->field[1];
+	r->file = in->name;
+	r->line = in->lineno;
 }
 
-void medrec_unique(const struct input *in, const struct medrec *r, const struct medrec *seen,
-		   size_t n)
+/* Tree nodes are field[0] of a record: framework, then key right after it
+ * in the same allocation. */
+static int cmp_config(const void *a, const void *b)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(seen[i].framework, r->framework) == 0 &&
-		    strcmp(seen[i].keytext, r->keytext) == 0)
-			record_die(in, "duplicate configuration %s %s", r->framework, r->keytext);
+	const char *x = a, *y = b;
+	int c = strcmp(x, y);
+
+	return c ? c : strcmp(x + strlen(x) + 1, y + strlen(y) + 1);
+}
+
+void medrec_unique(const struct input *in, const struct medrec *r, void **seen)
+{
+	char *const *p = tsearch(r->field[0], seen, cmp_config);
+
+	if (!p)
+		die("out of memory");
+	if (*p != r->field[0])
+		record_die(in, "duplicate configuration %s %s", r->framework, r->keytext);
 }

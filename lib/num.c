@@ -73,6 +73,11 @@ void fmt_shortest(char *buf, size_t size, double x)
 	char e[40], digits[24];
 	int prec, exp10, nd = 0;
 
+	/* "%e" of inf or nan has no digits and no exponent: the parse below
+	 * would take letters for digits and read past e. */
+	if (!isfinite(x))
+		die("fmt_shortest: %g is not finite", x);
+
 	for (prec = 1; prec <= 17; prec++) {
 		snprintf(e, sizeof e, "%.*e", prec - 1, x);
 		if (strtod(e, NULL) == x)

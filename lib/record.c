@@ -45,6 +45,8 @@ int input_line(struct input *in)
 		return 0;
 	}
 	in->lineno++;
+	if (memchr(in->line, '\0', (size_t)n))
+		record_die(in, "NUL byte in the line");
 	if (n > 0 && in->line[n - 1] == '\n')
 		in->line[--n] = '\0';
 	if (n > 0 && in->line[n - 1] == '\r')

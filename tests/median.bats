@@ -201,3 +201,40 @@ IN
 	run -1 --separate-stderr bash -c "median '$F/plsc.tsv' > /dev/full"
 	[ "$stderr" = "median: <stdout>: write error: No space left on device" ]
 }
+
+# ---- issue 15: never a silent wrong number ---------------------------------
+
+@test "a speed that R2n's x100 overflows is an error, not inf (1e307)" {
+	run -1 --separate-stderr median <<<$'a\t1n1g_b1_fp32\t1\t1e307'
+	[ -z "$output" ]
+	[ "$stderr" = "median: <stdin>:1: samples_per_s '1e307' overflows when rounded" ]
+}
+
+@test "a speed that rounds to 0.00 is an error, not 0.00 (0.001)" {
+	run -1 --separate-stderr median <<<$'a\t1n1g_b1_fp32\t1\t0.001'
+	[ -z "$output" ]
+	[ "$stderr" = "median: <stdin>:1: samples_per_s '0.001' rounds to 0.00" ]
+}
+
+@test "a mean whose sum overflows is an error naming the configuration, not inf" {
+	printf 'a\t1n1g_b1_fp32\t%s\t1.7e306\n' $(seq 120) > "$BATS_TEST_TMPDIR/big"
+	run -1 --separate-stderr median "$BATS_TEST_TMPDIR/big"
+	[ -z "$output" ]
+	[ "$stderr" = "median: a 1n1g_b1_fp32: the sum of 120 samples_per_s overflows" ]
+}
+
+@test "a key part above 2^20 is not a key (9999999999n9999999999g_b9999999999_fp32)" {
+	run -1 --separate-stderr median <<<$'a\t9999999999n9999999999g_b9999999999_fp32\t1\t5.00'
+	[ "$stderr" = "median: <stdin>:1: key '9999999999n9999999999g_b9999999999_fp32' is not <N>n<G>g_b<B>_<prec>" ]
+	run -1 --separate-stderr median <<<$'a\t1n1048577g_b1_fp32\t1\t5.00'
+	[ "$stderr" = "median: <stdin>:1: key '1n1048577g_b1_fp32' is not <N>n<G>g_b<B>_<prec>" ]
+	run -0 median <<<$'a\t1048576n1048576g_b1048576_fp32\t1\t5.00'
+	[ "$output" = "$(printf 'a\t1048576n1048576g_b1048576_fp32\t5.00\t5.00\t5.00\t5.00\t1')" ]
+}
+
+@test "a NUL byte in a line is an error naming file and line, not a cut number (8940\\0.30)" {
+	printf 'a\t1n1g_b1_fp32\t1\t8941.00\na\t1n1g_b1_fp32\t2\t8940\0.30\n' > "$BATS_TEST_TMPDIR/nul"
+	run -1 --separate-stderr median "$BATS_TEST_TMPDIR/nul"
+	[ -z "$output" ]
+	[ "$stderr" = "median: $BATS_TEST_TMPDIR/nul:2: NUL byte in the line" ]
+}

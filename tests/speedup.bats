@@ -188,3 +188,51 @@ IN
 	run -0 speedup <<<"$line"
 	[ "$output" = "$line" ]
 }
+
+# ---- issue 15: never a silent wrong number ---------------------------------
+
+@test "medians below 0.005 are divided as read, not rounded to 0 first (0/0 gave -nan)" {
+	run -0 speedup <<<$'a\t1n1g_b1_fp32\t0.001\t0.001\t0.001\t0.001\t1'
+	[ "$output" = "$(printf 'a\t1n1g_b1_fp32\t0.001\t0.001\t0.001\t0.001\t1\t1.00')" ]
+}
+
+@test "a speedup that rounds to 0.00 is an error naming its record, and nothing is written" {
+	run -1 --separate-stderr speedup <<'IN'
+a	1n1g_b1_fp32	1	1	1	1	1
+a	2n1g_b1_fp32	0.001	0.001	0.001	0.001	1
+IN
+	[ -z "$output" ]
+	[ "$stderr" = "speedup: <stdin>:2: speedup 0.001 / 1 rounds to 0.00" ]
+}
+
+@test "a speedup that overflows is an error naming its record, not inf" {
+	run -1 --separate-stderr speedup <<'IN'
+a	1n1g_b1_fp32	1e-300	1e-300	1e-300	1e-300	1
+a	2n1g_b1_fp32	1e300	1e300	1e300	1e300	1
+IN
+	[ -z "$output" ]
+	[ "$stderr" = "speedup: <stdin>:2: speedup 1e300 / 1e-300 overflows" ]
+}
+
+@test "min above max, or a median or mean outside them, is bad input" {
+	run -1 --separate-stderr speedup <<<$'a\t1n1g_b1_fp32\t1\t1\t5\t2\t1'
+	[ "$stderr" = "speedup: <stdin>:1: min '5' is above max '2'" ]
+	run -1 --separate-stderr speedup <<<$'a\t1n1g_b1_fp32\t3\t1.5\t1\t2\t1'
+	[ "$stderr" = "speedup: <stdin>:1: median '3' is outside min..max '1'..'2'" ]
+	run -1 --separate-stderr speedup <<<$'a\t1n1g_b1_fp32\t1.5\t0.5\t1\t2\t1'
+	[ "$stderr" = "speedup: <stdin>:1: mean '0.5' is outside min..max '1'..'2'" ]
+}
+
+@test "a key part above 2^20 is not a key (9999999999n9999999999g_b9999999999_fp32)" {
+	run -1 --separate-stderr speedup <<<$'a\t9999999999n9999999999g_b9999999999_fp32\t3.00\t3.00\t3.00\t3.00\t1'
+	[ "$stderr" = "speedup: <stdin>:1: key '9999999999n9999999999g_b9999999999_fp32' is not <N>n<G>g_b<B>_<prec>" ]
+	run -1 --separate-stderr speedup <<<$'a\t1n1g_b1048577_fp32\t3.00\t3.00\t3.00\t3.00\t1'
+	[ "$stderr" = "speedup: <stdin>:1: key '1n1g_b1048577_fp32' is not <N>n<G>g_b<B>_<prec>" ]
+}
+
+@test "a configuration met twice far apart is still a duplicate (found by a tree)" {
+	{ for b in $(seq 1 300); do printf 'a\t1n1g_b%s_fp32\t3.00\t3.00\t3.00\t3.00\t1\n' "$b"; done
+	  printf 'a\t1n1g_b7_fp32\t3.00\t3.00\t3.00\t3.00\t1\n'; } > "$BATS_TEST_TMPDIR/d"
+	run -1 --separate-stderr speedup "$BATS_TEST_TMPDIR/d"
+	[ "$stderr" = "speedup: $BATS_TEST_TMPDIR/d:301: duplicate configuration a 1n1g_b7_fp32" ]
+}

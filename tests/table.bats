@@ -327,3 +327,52 @@ bench_log() { # path step_s total_batch: 120 iterations of bench's log
 	run -1 --separate-stderr bash -c "table -s json '$FIXTURES/speedup/plsc.expected' > /dev/full"
 	[ "$stderr" = "table: <stdout>: write error: No space left on device" ]
 }
+
+# ---- issue 15: never a silent wrong number ------------------------------------
+
+@test "json: huge values are printed in shortest form, valid JSON, not i.nf" {
+	run -0 table -s json <<<$'m\t1n1g_b1_fp32\t1e308\t1e308\t1e308\t1e308\t1\t1e308'
+	[ "$output" = '{"r50": {"1n1g": {"average_speed": 1e+308, "batch_size_per_device": 1, "median_speed": 1e+308, "speedup": 1e+308}}}' ]
+}
+
+@test "a spread that overflows is an error naming the record, not inf%" {
+	run -1 --separate-stderr table <<<$'m\t1n1g_b1_fp32\t1\t1\t1e-300\t1e308\t1\t1'
+	[ -z "$output" ]
+	[ "$stderr" = "table: <stdin>:1: spread ('1e308' - '1e-300') / '1' overflows" ]
+}
+
+@test "min above max is bad input, not a negative spread" {
+	run -1 --separate-stderr table <<<$'m\t1n1g_b1_fp32\t1\t1\t5\t2\t1\t1'
+	[ -z "$output" ]
+	[ "$stderr" = "table: <stdin>:1: min '5' is above max '2'" ]
+}
+
+@test "a median or speedup that %.2f shows as 0.00 is an error" {
+	run -1 --separate-stderr table <<<$'m\t1n1g_b1_fp32\t0.001\t0.001\t0.001\t0.001\t1\t1'
+	[ "$stderr" = "table: <stdin>:1: median '0.001' rounds to 0.00" ]
+	run -1 --separate-stderr table <<<$'m\t2n1g_b1_fp32\t1\t1\t1\t1\t1\t0.004'
+	[ "$stderr" = "table: <stdin>:1: speedup '0.004' rounds to 0.00" ]
+}
+
+@test "a published samples/s that %.2f shows as 0.00 is an error naming its line" {
+	printf 'm\t1n1g_b1_fp32\t0.001\t-\n' > "$BATS_TEST_TMPDIR/p"
+	run -1 --separate-stderr table -p "$BATS_TEST_TMPDIR/p" /dev/null
+	[ "$stderr" = "table: $BATS_TEST_TMPDIR/p:1: samples_per_s '0.001' rounds to 0.00" ]
+}
+
+@test "compare: a key part above 2^20 is not a key, not a wrapped device count" {
+	run -1 --separate-stderr table -s compare <<<$'m\t9999999999n9999999999g_b9999999999_fp32\t1\t1\t1\t1\t1\t1'
+	[ -z "$output" ]
+	[ "$stderr" = "table: <stdin>:1: key '9999999999n9999999999g_b9999999999_fp32' is not <N>n<G>g_b<B>_<prec>" ]
+}
+
+@test "compare: the largest key gives the exact device count 2^40" {
+	run -0 table -s compare <<<$'m\t1048576n1048576g_b1_fp32\t1.00\t1.00\t1.00\t1.00\t1\t1.00'
+	[ "${lines[3]}" = "| 1048576 | 1099511627776 | 1.00 |" ]
+}
+
+@test "a NUL byte in a line is an error naming file and line" {
+	printf 'm\t1n1g_b1_fp32\t1\t1\t1\t1\t1\t1\0.5\n' > "$BATS_TEST_TMPDIR/n"
+	run -1 --separate-stderr table "$BATS_TEST_TMPDIR/n"
+	[ "$stderr" = "table: $BATS_TEST_TMPDIR/n:1: NUL byte in the line" ]
+}

@@ -453,3 +453,53 @@ check_dlperf() {
 	run -0 window <<<"$line"
 	[ "$output" = "$line" ]
 }
+
+# ---- issue 15: never a silent wrong number ---------------------------------
+
+@test "a stamp of 10^12 s or more is an error, not a wrapped difference (2^64 us + 16 gave 1000000.00)" {
+	{ rec x bench 1n1g_b16_fp32 1 1 0 - - ; rec x bench 1n1g_b16_fp32 1 2 18446744073709.551632 - - ; } > "$BATS_TEST_TMPDIR/x"
+	run -1 --separate-stderr window -s 1 -n 1 "$BATS_TEST_TMPDIR/x"
+	[ -z "$output" ]
+	[ "$stderr" = "window: $BATS_TEST_TMPDIR/x:2: timestamp_s '18446744073709.551632' is not below 10^12" ]
+}
+
+@test "stamps just below 10^12 s are measured exactly" {
+	{ rec x bench 1n1g_b16_fp32 1 1 999999999998.000000 - - ; rec x bench 1n1g_b16_fp32 1 2 999999999999.999999 - - ; } > "$BATS_TEST_TMPDIR/x"
+	run -0 window -s 1 -n 1 "$BATS_TEST_TMPDIR/x"
+	[ "$output" = "$(printf 'x\t1n1g_b16_fp32\t1\t8.00')" ]
+}
+
+@test "a throughput that %.2f would print as 0.00 is an error naming the run" {
+	{ rec x bench 1n1g_b1_fp32 1 1 - 1000 - ; rec x bench 1n1g_b1_fp32 1 2 - 1000 - ; } > "$BATS_TEST_TMPDIR/x"
+	run -1 --separate-stderr window -s 1 -n 1 "$BATS_TEST_TMPDIR/x"
+	[ -z "$output" ]
+	[ "$stderr" = "window: x/1n1g_b1_fp32/1: samples/s 0.001 rounds to 0.00" ]
+}
+
+@test "a mean rate that overflows is an error, not inf" {
+	{ rec x bench 1n1g_b1_fp32 1 1 - - 1e308 ; rec x bench 1n1g_b1_fp32 1 2 - - 1e308 ; } > "$BATS_TEST_TMPDIR/x"
+	run -1 --separate-stderr window -m rate -s 0 -n 2 "$BATS_TEST_TMPDIR/x"
+	[ "$stderr" = "window: x/1n1g_b1_fp32/1: samples/s inf is not finite" ]
+}
+
+@test "a key part above 2^20 is not a key (9999999999n9999999999g_b9999999999_fp32 gave 224849479658089472.00)" {
+	{ rec x bench 9999999999n9999999999g_b9999999999_fp32 1 1 - 1 - ; rec x bench 9999999999n9999999999g_b9999999999_fp32 1 2 - 1 - ; } > "$BATS_TEST_TMPDIR/x"
+	run -1 --separate-stderr window -s 1 -n 1 "$BATS_TEST_TMPDIR/x"
+	[ -z "$output" ]
+	[ "$stderr" = "window: $BATS_TEST_TMPDIR/x:1: key '9999999999n9999999999g_b9999999999_fp32' is not <N>n<G>g_b<B>_<prec>" ]
+	run -1 --separate-stderr window -s 1 -n 1 < <(rec x bench 1048577n1g_b1_fp32 1 1 - 1 -)
+	[ "$stderr" = "window: <stdin>:1: key '1048577n1g_b1_fp32' is not <N>n<G>g_b<B>_<prec>" ]
+}
+
+@test "the largest key, 2^20 parts, gives the exact total batch 2^60" {
+	{ rec x bench 1048576n1048576g_b1048576_fp32 1 1 - 1 - ; rec x bench 1048576n1048576g_b1048576_fp32 1 2 - 1 - ; } > "$BATS_TEST_TMPDIR/x"
+	run -0 window -s 1 -n 1 "$BATS_TEST_TMPDIR/x"
+	[ "$output" = "$(printf 'x\t1048576n1048576g_b1048576_fp32\t1\t1152921504606846976.00')" ]
+}
+
+@test "a NUL byte in a line is an error naming file and line" {
+	{ rec x bench 1n1g_b16_fp32 1 1 - 1 - ; printf 'x\tbench\t1n1g_b16_fp32\t1\t2\t-\t1\t-\t6\0.9\n' ; } > "$BATS_TEST_TMPDIR/x"
+	run -1 --separate-stderr window -s 1 -n 1 "$BATS_TEST_TMPDIR/x"
+	[ -z "$output" ]
+	[ "$stderr" = "window: $BATS_TEST_TMPDIR/x:2: NUL byte in the line" ]
+}
