@@ -567,6 +567,127 @@ path_error() {
 	[ "$stderr" = "grep-iters: $BATS_TEST_TMPDIR/missing: No such file or directory" ]
 }
 
+# ---- numbers, stamps and keys that do not fit --------------------------------
+
+# $1 lines of printf format $2 (the line number as its %d) in $BATS_TEST_TMPDIR/$3.
+lines_to() {
+	mkdir -p "$BATS_TEST_TMPDIR/$(dirname "$3")"
+	awk -v n="$1" -v f="$2" 'BEGIN { for (i = 1; i <= n; i++) printf f "\n", i }' > "$BATS_TEST_TMPDIR/$3"
+}
+
+@test "a stamp in year 9999 is the latest over ranks (no overflow past 2262)" {
+	mkdir -p "$BATS_TEST_TMPDIR/x/1n2g"
+	printf '%s\tSpeed: 100 samples/sec\n' \
+		'9999-12-31 23:59:59,000:INFO: Epoch[0] Batch [0-0]' \
+		'2020-09-10 12:34:56,801:INFO: Epoch[0] Batch [0-0]' > "$BATS_TEST_TMPDIR/x/1n2g/r50_b128_fp32_1.log"
+	run -0 --separate-stderr grep-iters "$BATS_TEST_TMPDIR/x/1n2g/r50_b128_fp32_1.log"
+	[ "$output" = "$(want <<<'ngc-mxnet|ngc-mxnet|1n2g_b128_fp32|1|1|253402300799.000|2.56|100.0|-')" ]
+	# and through a DLL line
+	run -0 --separate-stderr bash -c 'sed "2s/2020-09-15 14:29:14/9999-12-31 23:59:59/" ngc-pytorch/2n8g/r50_b128_fp32_1.log | grep-iters -k 2n8g_b128_fp32 | cut -f 5,6'
+	[ "${lines[1]}" = "$(want <<<'2|253402300799.427490')" ]
+}
+
+@test "a key part above 1048576 is an error in a path, -k, bench's header and OneFlow's values" {
+	printf 'INFO:root:Epoch[0] Batch[0]\tSpeed: 100 samples/sec\n' > "$BATS_TEST_TMPDIR/m.log"
+	cd "$BATS_TEST_TMPDIR"
+	for d in 1048577n1g_b1_fp32 1n1048577g_b1_fp32 1n1g_b1048577_fp32 999999999n999999999g_b999999999_fp32; do
+		mkdir -p "mxnet/$d"
+		cp m.log "mxnet/$d/1.log"
+	done
+	run -1 --separate-stderr grep-iters mxnet/1048577n1g_b1_fp32/1.log
+	[ "$stderr" = "grep-iters: mxnet/1048577n1g_b1_fp32/1.log: directory '1048577n1g_b1_fp32': nodes 1048577 is out of range 1..1048576" ]
+	run -1 --separate-stderr grep-iters mxnet/1n1048577g_b1_fp32/1.log
+	[ "$stderr" = "grep-iters: mxnet/1n1048577g_b1_fp32/1.log: directory '1n1048577g_b1_fp32': devices per node 1048577 is out of range 1..1048576" ]
+	run -1 --separate-stderr grep-iters mxnet/1n1g_b1048577_fp32/1.log
+	[ "$stderr" = "grep-iters: mxnet/1n1g_b1048577_fp32/1.log: directory '1n1g_b1048577_fp32': batch 1048577 is out of range 1..1048576" ]
+	# the total batch overflowed: a step time of 8.515845249265066e+16 s
+	run -1 --separate-stderr grep-iters mxnet/999999999n999999999g_b999999999_fp32/1.log
+	[ "$stderr" = "grep-iters: mxnet/999999999n999999999g_b999999999_fp32/1.log: directory '999999999n999999999g_b999999999_fp32': nodes 999999999 is out of range 1..1048576" ]
+	mkdir -p 1048577n8g 8n8g
+	cp m.log 1048577n8g/r50_b1_fp32_1.log
+	cp m.log 8n8g/r50_b1048577_fp32_1.log
+	run -1 --separate-stderr grep-iters 1048577n8g/r50_b1_fp32_1.log
+	[ "$stderr" = "grep-iters: 1048577n8g/r50_b1_fp32_1.log: directory '1048577n8g': nodes 1048577 is out of range 1..1048576" ]
+	run -1 --separate-stderr grep-iters 8n8g/r50_b1048577_fp32_1.log
+	[ "$stderr" = "grep-iters: 8n8g/r50_b1048577_fp32_1.log: batch 'b1048577' is out of range 1..1048576" ]
+	run -2 --separate-stderr grep-iters -k 1n1g_b1048577_fp32 m.log
+	[ "$stderr" = "grep-iters: -k: batch 1048577 is out of range 1..1048576" ]
+	run -1 --separate-stderr bash -c "sed '1s/nodes=1/nodes=1048577/' '$F/bench/1n2g_b16_fp32/1.log' | grep-iters"
+	[ "$stderr" = "grep-iters: <stdin>:1: header: nodes=1048577 is out of range 1..1048576" ]
+	run -1 --separate-stderr bash -c "sed 's/^num_nodes = 2/num_nodes = 1048577/' '$F/oneflow/2n8g/r50_b128_fp32_0.log' | grep-iters -k 2n8g_b128_fp32"
+	[ "$stderr" = "grep-iters: <stdin>:4: num_nodes = '1048577' is out of range 1..1048576" ]
+}
+
+@test "a key of 1048576 in each part is taken: total batch 2^60, exact" {
+	mkdir -p "$BATS_TEST_TMPDIR/mxnet/1048576n1048576g_b1048576_fp32"
+	printf 'INFO:root:Epoch[0] Batch[0]\tSpeed: 100 samples/sec\n' > "$BATS_TEST_TMPDIR/mxnet/1048576n1048576g_b1048576_fp32/1.log"
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr grep-iters mxnet/1048576n1048576g_b1048576_fp32/1.log
+	[ "$output" = "$(want <<<'mxnet|mxnet|1048576n1048576g_b1048576_fp32|1|1|-|1.152921504606847e+16|100|-')" ]
+}
+
+@test "a rate of 63 zeros then 4 is a tiny positive number, 70 ones a number of 70 digits" {
+	local z o
+	z=$(printf '0%.0s' {1..62})
+	o=$(printf '1%.0s' {1..70})
+	printf 'INFO:root:Epoch[0] Batch[%d]\tSpeed: %s samples/sec\n' 0 "0.${z}4" 1 "$o" > "$BATS_TEST_TMPDIR/m.log"
+	run -0 --separate-stderr grep-iters -k 1n1g_b128_fp32 "$BATS_TEST_TMPDIR/m.log"
+	[ "$output" = "$(want <<EOF
+mxnet|mxnet|1n1g_b128_fp32|1|1|-|3.1999999999999996e+64|0.${z}4|-
+mxnet|mxnet|1n1g_b128_fp32|1|2|-|1.1519999999999999e-67|$o|-
+EOF
+)" ]
+}
+
+@test "a number beyond a double's range, or one whose step time would be, is an error naming file and line" {
+	local z
+	z=$(printf '0%.0s' {1..400})
+	for r in 1e400 1e-400 "1$z" "0.${z}4" 1e-307; do
+		printf 'INFO:root:Epoch[0] Batch[0]\tSpeed: 100 samples/sec\nINFO:root:Epoch[0] Batch[1]\tSpeed: %s samples/sec\n' "$r" > "$BATS_TEST_TMPDIR/m.log"
+		run -1 --separate-stderr grep-iters -k 1n1g_b128_fp32 "$BATS_TEST_TMPDIR/m.log"
+		case $r in
+		1e-307) [ "$stderr" = "grep-iters: $BATS_TEST_TMPDIR/m.log:2: step_s derived from samples_per_s is out of range" ] ;;
+		1e*) [ "$stderr" = "grep-iters: $BATS_TEST_TMPDIR/m.log:2: Speed '$r' is out of range" ] ;;
+		*) [ "$stderr" = "grep-iters: $BATS_TEST_TMPDIR/m.log:2: Speed '${r:0:40}...' is out of range" ] ;;
+		esac
+	done
+	# a bench step_s of 400 digits is not taken as printed
+	run -1 --separate-stderr bash -c "sed '2s/step_s=0.4821/step_s=1$z/' bench/1n2g_b16_fp32/1.log | grep-iters"
+	[ "$stderr" = "grep-iters: <stdin>:2: step_s '1${z:0:39}...' is out of range" ]
+}
+
+@test "the iteration count of many epochs or a sink's epoch × step that overflows is an error" {
+	# each epoch one line of iteration 10^15: epoch 9223 would end past 2^63
+	awk 'BEGIN { for (e = 0; e < 9300; e++)
+		printf "INFO:root:Epoch[%d] Batch[999999999999999]\tSpeed: 100 samples/sec\n", e }' > "$BATS_TEST_TMPDIR/e.log"
+	run -1 --separate-stderr grep-iters -k 1n1g_b128_fp32 "$BATS_TEST_TMPDIR/e.log"
+	[ "$stderr" = "grep-iters: $BATS_TEST_TMPDIR/e.log:9224: epoch 9223: the count of iterations overflows" ]
+	run -1 --separate-stderr bash -c 'printf "%s\n" "epoch: 999999999999999 step: 999999999999999, loss is 6.9" | grep-iters -k 1n1g_b128_fp32'
+	[ "$stderr" = "grep-iters: <stdin>:1: epoch 999999999999999 step 999999999999999: the iteration overflows" ]
+}
+
+@test "a NUL byte in a line is an error naming file and line, not the end of the line" {
+	run -1 --separate-stderr bash -c "sed '2s/step_s=0.4821/step_s=8940\x00.30/' bench/1n2g_b16_fp32/1.log | grep-iters"
+	[ "$stderr" = "grep-iters: <stdin>:2: NUL byte in the line (column 31)" ]
+	[ -z "$output" ]
+}
+
+@test "a line of 20 MB without a newline is read whole" {
+	run -0 --separate-stderr bash -c '{ head -2 bench/1n2g_b16_fp32/1.log; printf "# "; head -c 20000000 /dev/zero | tr "\0" x; } | grep-iters'
+	[ "$output" = "$(want <<<'bench|bench|1n2g_b16_fp32|1|1|1763781234.123456|0.4821|66.37|6.9310')" ]
+}
+
+@test "when a later file fails, stdout holds whole records only" {
+	lines_to 2000 'iter=%d loss=6.9310 step_s=0.4821 samples_per_s=66.37 ts=1763781234.123456' logs/bench/1n2g_b16_fp32/1.log
+	lines_to 1 'iter=%d loss=6.9310 step_s=x samples_per_s=66.37 ts=1763781234.123456' logs/bench/1n2g_b16_fp32/2.log
+	cd "$BATS_TEST_TMPDIR"
+	run -1 --separate-stderr bash -c 'grep-iters logs/bench/1n2g_b16_fp32/1.log logs/bench/1n2g_b16_fp32/2.log > out'
+	[ "$stderr" = "grep-iters: logs/bench/1n2g_b16_fp32/2.log:1: step_s 'x' is not a number" ]
+	[ "$(wc -c < out)" -ge 65536 ]
+	[ "$(tail -c 1 out | od -An -c | tr -d ' ')" = '\n' ]
+	[ -z "$(awk -F '\t' 'NF != 9' out)" ]
+}
+
 # ---- every format has fixtures ------------------------------------------------
 
 # The registered formats' names: each X(id) line of registry.c names the

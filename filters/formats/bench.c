@@ -81,8 +81,8 @@ static int fast(const char *s, struct it *it)
 		return 0;
 	it->rate = (struct txt){p, (size_t)(q - p)};
 	p = q + 4;
-	if (!(q = plain(p, &nz)) || *q != '\0')
-		return 0;
+	if (!(q = plain(p, &nz)) || *q != '\0' || q - s > NUM_PLAIN_MAX)
+		return 0; /* a longer line's numbers need their range checked */
 	it->ts = (struct txt){p, (size_t)(q - p)};
 	return 1;
 }
@@ -145,9 +145,10 @@ static void header(struct scan *sc, const char *s)
 	for (int i = 0; i < 4; i++) {
 		if (!v[i].p)
 			continue;
-		if (i < 3 && take_pos_n(v[i].p, v[i].n, nums[i]))
-			record_die(sc->in, "header: %s=%.*s is not a positive integer", names[i],
-				   (int)v[i].n, v[i].p);
+		int r = i < 3 ? take_pos_n(v[i].p, v[i].n, nums[i]) : 0;
+		if (r)
+			record_die(sc->in, "header: %s=%.*s %s", names[i], (int)v[i].n, v[i].p,
+				   take_pos_why(r));
 		if (i == 3 && set_prec(&k, v[i].p, v[i].n))
 			record_die(sc->in, "header: precision=%.*s is not %s", (int)v[i].n, v[i].p,
 				   precisions_text);

@@ -5,6 +5,7 @@
  */
 #include "formats.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,28 +36,49 @@ int take_pos(const char **sp, char stop, long *out)
 {
 	const char *s = *sp;
 	long v = 0;
+	int over = 0;
 
 	if (*s < '1' || *s > '9')
 		return -1;
-	for (; digit(*s); s++) {
-		if (v > 100000000)
-			return -1;
-		v = v * 10 + (*s - '0');
-	}
+	for (; digit(*s); s++)
+		if (!over && (v = v * 10 + (*s - '0')) > KEY_PART_MAX)
+			over = 1; /* v <= KEY_PART_MAX before: no overflow */
 	if (*s != stop)
 		return -1;
 	*sp = s + (stop != '\0');
+	if (over)
+		return 1;
 	*out = v;
 	return 0;
 }
 
 int take_pos_n(const char *s, size_t n, long *out)
 {
-	char buf[32];
-	const char *p = buf;
+	long v = 0;
+	int over = 0;
 
-	snprintf(buf, sizeof buf, "%.*s", (int)(n < 31 ? n : 31), s);
-	return n > 30 || take_pos(&p, '\0', out) ? -1 : 0;
+	if (n == 0 || *s < '1' || *s > '9')
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!digit(s[i]))
+			return -1;
+		if (!over && (v = v * 10 + (s[i] - '0')) > KEY_PART_MAX)
+			over = 1;
+	}
+	if (over)
+		return 1;
+	*out = v;
+	return 0;
+}
+
+const char *take_pos_why(int r)
+{
+	static char buf[48];
+
+	if (r < 0)
+		return "is not a positive integer";
+	snprintf(buf, sizeof buf, "is out of range 1..%d", KEY_PART_MAX);
+	return buf;
 }
 
 int set_prec(struct key *k, const char *prec, size_t n)

@@ -35,7 +35,8 @@ struct it {
 	long long iter;  /* 1-based, within the epoch for NUM_EPOCHS formats */
 	struct txt itxt; /* iter's text when the log printed exactly it (bench) */
 	struct txt ts, step, rate, loss;
-	long long ts_ns; /* calendar stamps: for "latest over ranks" */
+	long long ts_sec; /* a calendar stamp's seconds and nanoseconds, */
+	long ts_nsec;     /* for "latest over ranks" (compared as a pair) */
 	char tsbuf[48], stepbuf[48];
 };
 
@@ -200,10 +201,23 @@ static inline int ends_token(char c, const char *stops)
 	return c == '\0' || blank(c) || (stops && strchr(stops, c));
 }
 
-enum { N_BAD, N_NEG, N_ZERO, N_POS };
+/* N_RANGE: a number whose value is no double, or a subnormal one. */
+enum { N_BAD, N_NEG, N_ZERO, N_POS, N_RANGE };
+
+/* A plain number ([+-]digits[.digits]) of at most this many characters is
+ * a normal double whatever its digits (from 1e-298 to below 1e300) or 0:
+ * only longer ones and exponent forms are converted to be classified. */
+#define NUM_PLAIN_MAX 300
+
+/* The value of the number s[0, n) numscan accepted, exactly as strtod reads
+ * the whole text (of any length). */
+double num_value(const char *s, size_t n);
+/* The class of a number that needs converting: N_RANGE when its value
+ * overflows, or underflows below DBL_MIN though its digits are not all 0. */
+int num_class(const char *s, size_t n, int nonzero);
 
 /* Scan the plain decimal number at s ([+-]digits[.digits][e[+-]digits]):
- * its length in *n (0 when there is none) and its sign class. */
+ * its length in *n (0 when there is none) and its class. */
 static inline int numscan(const char *s, size_t *n)
 {
 	const char *p = s;
@@ -221,18 +235,14 @@ static inline int numscan(const char *s, size_t *n)
 		return N_BAD;
 	if ((*p == 'e' || *p == 'E') &&
 	    (digit(p[1]) || ((p[1] == '+' || p[1] == '-') && digit(p[2])))) {
-		char buf[64];
 		for (p += 2; digit(*p); p++)
 			;
 		*n = (size_t)(p - s);
-		if (*n >= sizeof buf)
-			return N_BAD;
-		memcpy(buf, s, *n);
-		buf[*n] = '\0';
-		double v = strtod(buf, NULL);
-		return !isfinite(v) ? N_BAD : v < 0 ? N_NEG : v == 0 ? N_ZERO : N_POS;
+		return num_class(s, *n, nonzero);
 	}
 	*n = (size_t)(p - s);
+	if (*n > NUM_PLAIN_MAX)
+		return num_class(s, *n, nonzero);
 	return !nonzero ? N_ZERO : s[0] == '-' ? N_NEG : N_POS;
 }
 
@@ -252,7 +262,8 @@ static inline struct txt getnum(struct scan *sc, const char **pp, const char *wh
 
 	if (n == 0 || !ends_token(p[n], stops))
 		badnum(sc, p, N_BAD, 0, what, sign);
-	if (c == N_BAD || (sign == POSITIVE && c != N_POS) || (sign == NONNEG && c == N_NEG))
+	if (c == N_BAD || c == N_RANGE || (sign == POSITIVE && c != N_POS) ||
+	    (sign == NONNEG && c == N_NEG))
 		badnum(sc, p, c, n, what, sign);
 	*pp = p + n;
 	return (struct txt){p, n};
@@ -268,8 +279,8 @@ void expect(struct scan *sc, const char **pp, const char *lit, const char *what)
 /* Does s start with "YYYY-MM-DD HH:MM:SS" (or a T between date and time)? */
 int stamp_at(const char *s);
 /* Read the calendar stamp at *pp (stamp_at) as UTC into it->ts (Unix
- * seconds with the fraction digits the log gave, ".000000" when none) and
- * it->ts_ns. */
+ * seconds with the fraction digits the log gave, ".000000" when none),
+ * it->ts_sec and it->ts_nsec. */
 void stamp_read(struct scan *sc, const char **pp, struct it *it);
 /* A logging stamp anywhere in s[0, end) (e.g. "2020-08-20 15:33:35,123 - INFO"). */
 void stamp_find(struct scan *sc, const char *s, const char *end, struct it *it);
@@ -282,8 +293,12 @@ const char *dll_stamp(struct scan *sc, const char *d, struct it *it);
 const char *dll_metric(const char *s, const char *name);
 /* Decimal text of v; its length. */
 size_t fmt_ll(char *buf, long long v);
-/* The number a checked text holds (getnum's). */
+/* The number a checked text holds (getnum's), read whole. */
 double txt_num(struct txt t);
+/* v, a positive quantity the parsers or grep-iters computed (a derived
+ * step_s, a median), in shortest form in buf; dies "file:line: what is out
+ * of range" unless it is finite and at least DBL_MIN. */
+struct txt pos_txt(const char *file, long line, const char *what, double v, char *buf, size_t size);
 
 /* ---- configuration lines and paths (config.c) ----------------------------------------- */
 
@@ -292,10 +307,15 @@ extern const char precisions_text[]; /* "fp32, tf32, amp, bf16 or fp16" */
 /* -a from=to: a precision alias applied wherever a log names a precision. */
 void alias_add(const char *arg);
 /* A positive decimal integer without sign or leading zero, ending at stop;
- * *sp moves past the stop. 0, or -1 when it is not one. */
+ * *sp moves past the stop. 0; -1 when it is not one; 1 when it is above
+ * KEY_PART_MAX (lib.h: a key's parts are bounded so that their products
+ * cannot overflow), *sp moved past it all the same. */
 int take_pos(const char **sp, char stop, long *out);
 /* The same filling s[0, n). */
 int take_pos_n(const char *s, size_t n, long *out);
+/* Why take_pos or take_pos_n refused (r, nonzero): "is not a positive
+ * integer" or "is out of range 1..1048576". */
+const char *take_pos_why(int r);
 /* Set k->prec from prec[0, n) after the aliases; 0, or -1 when invalid. */
 int set_prec(struct key *k, const char *prec, size_t n);
 

@@ -34,18 +34,16 @@ static const char *detect(const char *s)
 	return p && strstr(p, " step: ") && strstr(p, "loss is") ? p : NULL;
 }
 
-/* Milliseconds text to seconds: the decimal point moved 3 places left. */
-static struct txt ms_to_s(struct txt ms, char *buf, size_t size)
+/* Milliseconds text to seconds: the decimal point moved 3 places left
+ * (exact); an exponent form or a long text is converted whole and divided. */
+static struct txt ms_to_s(struct scan *sc, struct txt ms, char *buf, size_t size)
 {
 	const char *p = ms.p, *end = ms.p + ms.n, *dot = memchr(p, '.', ms.n);
 	size_t k = 0, in;
 
-	if (memchr(p, 'e', ms.n) || memchr(p, 'E', ms.n) || *p == '+' || ms.n + 8 > size) {
-		char tmp[64];
-		snprintf(tmp, sizeof tmp, "%.*s", (int)ms.n, ms.p);
-		fmt_shortest(buf, size, strtod(tmp, NULL) / 1000.0);
-		return (struct txt){buf, strlen(buf)};
-	}
+	if (memchr(p, 'e', ms.n) || memchr(p, 'E', ms.n) || *p == '+' || ms.n + 8 > size)
+		return pos_txt(sc->in->name, sc->in->lineno, "epoch time in seconds",
+			       txt_num(ms) / 1000.0, buf, size);
 	if (!dot)
 		dot = end;
 	while (p < dot - 1 && *p == '0')
@@ -84,7 +82,7 @@ static int parse(struct scan *sc, const char *s, const char *at, struct it *it)
 		expect(sc, &p, "ms", "epoch time");
 		it->iter = st->iter;
 		it->loss = (struct txt){st->loss, st->lossn};
-		it->step = ms_to_s(ms, it->stepbuf, sizeof it->stepbuf);
+		it->step = ms_to_s(sc, ms, it->stepbuf, sizeof it->stepbuf);
 		return 1;
 	}
 	p = skipb(at + 7);
@@ -97,11 +95,14 @@ static int parse(struct scan *sc, const char *s, const char *at, struct it *it)
 		record_die(sc->in, "epoch %lld step %lld: not positive", e, n);
 	if (l.n >= sizeof st->loss)
 		record_die(sc->in, "loss '%.*s' is too long", toklen(l.p), l.p);
-	if (st->have && st->iter == e * n)
+	long long iter;
+	if (__builtin_mul_overflow(e, n, &iter))
+		record_die(sc->in, "epoch %lld step %lld: the iteration overflows", e, n);
+	if (st->have && st->iter == iter)
 		return 0; /* another rank: the first line's loss stands */
 	memcpy(st->loss, l.p, l.n);
 	st->lossn = l.n;
-	st->iter = e * n;
+	st->iter = iter;
 	st->have = 1;
 	return 0;
 }

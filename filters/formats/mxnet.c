@@ -42,8 +42,11 @@ double mxnet_dlperf_rows(struct dlperf_run *r, long w)
 {
 	long e = r->s + r->n, from = r->s > 20 ? r->s - 20 : r->s;
 
-	if ((long)r->nl != e * w)
-		die("%s: %zu lines, need exactly %ld", r->name, r->nl, e * w);
+	long need;
+	if (__builtin_mul_overflow(e, w, &need))
+		die("%s: %zu lines, need exactly %ld rows of %ld", r->name, r->nl, e, w);
+	if ((long)r->nl != need)
+		die("%s: %zu lines, need exactly %ld", r->name, r->nl, need);
 	if (e <= from)
 		die("%s: DLPerf's %s window ends before it starts", r->name, r->format);
 	double *v = xmalloc((size_t)(e - from) * sizeof *v);

@@ -58,9 +58,9 @@ int oneflow_config(struct scan *sc, const char *s)
 		if (!sc->have_key)
 			return 1;
 		long x;
-		if (take_pos_n(p, vn, &x))
-			record_die(sc->in, "%s = '%.*s' is not a positive integer", name, (int)vn,
-				   p);
+		int r = take_pos_n(p, vn, &x);
+		if (r)
+			record_die(sc->in, "%s = '%.*s' %s", name, (int)vn, p, take_pos_why(r));
 		long want = i == 0 ? sc->key.nodes : i == 1 ? sc->key.gpus : sc->key.batch;
 		if (x != want)
 			record_die(sc->in, "the log says %s = %ld, %s says %ld", name, x,

@@ -6,6 +6,7 @@
  */
 #include "formats.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,9 @@ void badnum(struct scan *sc, const char *p, int c, size_t n, const char *what, e
 		record_die(sc->in, "no %s", what);
 	if (n == 0 || c == N_BAD)
 		record_die(sc->in, "%s '%.*s' is not a number", what, toklen(p), p);
+	if (c == N_RANGE)
+		record_die(sc->in, "%s '%.*s%s' is out of range", what, n > 40 ? 40 : (int)n, p,
+			   n > 40 ? "..." : "");
 	if (sign == NONNEG)
 		record_die(sc->in, "%s '%.*s' is negative", what, (int)n, p);
 	record_die(sc->in, "%s '%.*s' is not positive", what, (int)n, p);
@@ -121,12 +125,38 @@ size_t fmt_ll(char *buf, long long v)
 	return k;
 }
 
+double num_value(const char *s, size_t n)
+{
+	char buf[64], *b = n < sizeof buf ? buf : xmalloc(n + 1);
+
+	memcpy(b, s, n);
+	b[n] = '\0';
+	double v = strtod(b, NULL);
+	if (b != buf)
+		free(b);
+	return v;
+}
+
+int num_class(const char *s, size_t n, int nonzero)
+{
+	double v = num_value(s, n);
+
+	if (!isfinite(v) || (v == 0 && nonzero) || (v != 0 && fabs(v) < DBL_MIN))
+		return N_RANGE;
+	return v < 0 ? N_NEG : v == 0 ? N_ZERO : N_POS;
+}
+
 double txt_num(struct txt t)
 {
-	char buf[64];
+	return num_value(t.p, t.n);
+}
 
-	snprintf(buf, sizeof buf, "%.*s", (int)(t.n < 63 ? t.n : 63), t.p);
-	return strtod(buf, NULL);
+struct txt pos_txt(const char *file, long line, const char *what, double v, char *buf, size_t size)
+{
+	if (!isfinite(v) || !(v >= DBL_MIN))
+		die_at(file, line, "%s is out of range", what);
+	fmt_shortest(buf, size, v);
+	return (struct txt){buf, strlen(buf)};
 }
 
 /* ---- calendar time ----------------------------------------------------- */
@@ -194,7 +224,8 @@ void stamp_read(struct scan *sc, const char **pp, struct it *it)
 	for (int i = 0; i < 9; i++)
 		ns = ns * 10 + (i < nf ? frac[i] - '0' : 0);
 	it->ts = (struct txt){it->tsbuf, k};
-	it->ts_ns = sec * 1000000000LL + ns;
+	it->ts_sec = sec;
+	it->ts_nsec = (long)ns;
 	*pp = f;
 }
 

@@ -1,7 +1,8 @@
 /*
  * grep-iters.h — what the parts of grep-iters share: main.c reads the logs
  * and writes the records, paths.c reads a log's configuration from its
- * path, ranks.c groups the lines of several ranks in one log.
+ * path, lines.c splits a log into lines, ranks.c groups the lines of
+ * several ranks in one log.
  */
 #ifndef DLBENCH_GREP_ITERS_H
 #define DLBENCH_GREP_ITERS_H
@@ -10,21 +11,59 @@
 
 /* ---- a log's path (paths.c) --------------------------------------------- */
 
-enum { KS_NOT, KS_OK, KS_BATCH, KS_PREC };
+enum { KS_NOT, KS_OK, KS_BATCH, KS_PREC, KS_RANGE, KS_CASE };
 /* "<N>n<G>g_b<rest>": KS_NOT when s does not start that way, else whether
- * the batch and precision are valid (*prec: the precision's text). */
-int key_shape(const char *s, struct key *k, const char **prec);
+ * the batch and precision are valid (KS_PREC, *at: the precision's text),
+ * or KS_RANGE when N, G or B is above KEY_PART_MAX (lib.h; *at: its text). */
+int key_shape(const char *s, struct key *k, const char **at);
+/* "nodes 2000000 is out of range 1..1048576" for the part at at (KS_RANGE). */
+const char *key_range(const char *at);
 /* The configuration a log's path carries: sc's key (ours or DLPerf's layout,
  * or opt_key, which must agree), *run, and *framework (ours: the directory
  * above the key; else NULL). Dies on a path of neither layout without -k. */
 void path_config(struct scan *sc, const char *path, const struct key *opt_key, long *run,
 		 char **framework);
 
+/* ---- a log's lines (lines.c) ------------------------------------------- */
+
+#define LINES_NONE ((size_t)-1)
+
+/* The buffer holds the bytes [0, len) of the log read so far from pos on. */
+struct lines {
+	char *buf;
+	size_t cap, len, pos;
+	size_t scan; /* no newline in [pos, scan) */
+	size_t nul;  /* where the first NUL byte read is, else LINES_NONE */
+	int eof;
+};
+
+/* Start reading a new log. */
+void lines_reset(struct lines *r);
+/* lines_next when the next line is not whole in the buffer. */
+char *lines_fill(struct lines *r, struct input *in);
+
+/* The next line of in, '\n' (and a '\r' before it) removed; NULL at the end.
+ * A NUL byte in a line is an error naming file:line. Inline: grep-iters
+ * asks it for every line. */
+static inline char *lines_next(struct lines *r, struct input *in)
+{
+	char *start = r->buf + r->pos, *nl = memchr(start, '\n', r->len - r->pos);
+
+	if (!nl || (size_t)(nl - r->buf) > r->nul)
+		return lines_fill(r, in);
+	in->lineno++;
+	*nl = '\0';
+	r->pos = (size_t)(nl - r->buf) + 1;
+	if (nl > start && nl[-1] == '\r')
+		nl[-1] = '\0';
+	return start;
+}
+
 /* ---- several ranks in one log (ranks.c) --------------------------------- */
 
 struct ranks;
-/* Keep a line of a grouped log (*rk is made on the first). */
-void ranks_keep(struct ranks **rk, const struct it *it);
+/* Keep a line (lineno) of a grouped log (*rk is made on the first). */
+void ranks_keep(struct ranks **rk, const struct it *it, long lineno);
 /* Write the kept lines as one record per iteration through emit, sorted by
  * iteration, and free them; name (the log's) for errors, tb the total batch. */
 void ranks_flush(struct ranks **rk, const struct format *f, const char *name, double tb,

@@ -46,16 +46,22 @@ struct log {
 };
 
 static int dlperf;
+static struct lines rd;
 static const struct format *opt_format;
 static const char *opt_framework;
 static int have_opt_key;
 static struct key opt_key;
 
 /* ---- output: our own buffer, a memcpy a field. It keeps grep-iters fast:
- * with stdio's fwrite a field, a 300 MB bench log took twice the CPU time. */
+ * with stdio's fwrite a field, a 300 MB bench log took twice the CPU time.
+ * It is written out only at the end of a record (orec), once it holds
+ * OFLUSH bytes, and grows to hold a longer record: when a later line or
+ * file fails, stdout holds whole records only. */
 
-static char obuf[1 << 16];
-static size_t olen;
+#define OFLUSH (1 << 16)
+
+static char *obuf;
+static size_t olen, ocap;
 
 static void oflush(void)
 {
@@ -64,33 +70,32 @@ static void oflush(void)
 	olen = 0;
 }
 
-static void oput_long(const char *p, size_t n)
+static void ogrow(size_t n)
 {
-	oflush();
-	if (n > sizeof obuf) {
-		if (fwrite(p, 1, n, stdout) != n)
-			die("<stdout>: write error:");
-		return;
-	}
-	memcpy(obuf, p, n);
-	olen = n;
+	obuf = xgrow(obuf, &ocap, olen + n, 1);
 }
 
 static inline void oput(const char *p, size_t n)
 {
-	if (olen + n > sizeof obuf) {
-		oput_long(p, n);
-		return;
-	}
+	if (olen + n > ocap)
+		ogrow(n);
 	memcpy(obuf + olen, p, n);
 	olen += n;
 }
 
-static void oc(char c)
+static inline void oc(char c)
 {
-	if (olen == sizeof obuf)
-		oflush();
+	if (olen == ocap)
+		ogrow(1);
 	obuf[olen++] = c;
+}
+
+/* The end of a record. */
+static inline void orec(void)
+{
+	oc('\n');
+	if (olen >= OFLUSH)
+		oflush();
 }
 
 static void otxt(struct txt t)
@@ -139,14 +144,14 @@ static void emit(struct log *lg, long long iter, struct txt itxt, struct txt ts,
 	otxt(rate);
 	oc('\t');
 	otxt(loss);
-	oc('\n');
+	orec();
 }
 
 /* step_s derived from the rate: TB × iterations ÷ rate. */
 static struct txt derived_step(struct log *lg, long long iters, double rate, char *buf, size_t size)
 {
-	fmt_shortest(buf, size, lg->tb * (double)iters / rate);
-	return (struct txt){buf, strlen(buf)};
+	return pos_txt(lg->in.name, lg->in.lineno, "step_s derived from samples_per_s",
+		       lg->tb * (double)iters / rate, buf, size);
 }
 
 /* A record of a grouped log (ranks_flush): its iteration as a number. */
@@ -178,20 +183,24 @@ static void add(struct log *lg, struct it *it)
 			if (it->epoch != lg->epoch + 1)
 				record_die(&lg->in, "epoch %ld after epoch %ld", it->epoch,
 					   lg->epoch);
-			lg->ep_off += lg->ep_max;
+			if (__builtin_add_overflow(lg->ep_off, lg->ep_max, &lg->ep_off))
+				record_die(&lg->in, "epoch %ld: the count of iterations overflows",
+					   it->epoch);
 			lg->ep_max = 0;
 			lg->epoch = it->epoch;
 		}
 		if (it->iter > lg->ep_max)
 			lg->ep_max = it->iter;
 		if (lg->ep_off) {
-			it->iter += lg->ep_off;
+			if (__builtin_add_overflow(it->iter, lg->ep_off, &it->iter))
+				record_die(&lg->in, "epoch %ld: the count of iterations overflows",
+					   it->epoch);
 			it->itxt.p = NULL;
 		}
 	}
 	lg->nrec++;
 	if (f->grouped && !dlperf) {
-		ranks_keep(&lg->ranks, it);
+		ranks_keep(&lg->ranks, it, lg->in.lineno);
 		return;
 	}
 	if (f->derive != DERIVE_NONE && !it->step.p) {
@@ -239,50 +248,6 @@ static void replay(struct log *lg)
 	lg->in.lineno = lineno;
 }
 
-/* Lines are read in large blocks and split in place, one memchr a line:
- * with lib's input_line (getline) a 300 MB bench log took 1.4 times the
- * CPU time. */
-#define CHUNK (1 << 20)
-
-static char *rbuf;
-static size_t rcap, rlen, rpos;
-static int reof;
-
-/* The next line of in, '\n' (and a '\r' before it) removed; NULL at the end. */
-static char *next_line(struct input *in)
-{
-	if (!rbuf)
-		rbuf = xmalloc(rcap = CHUNK + 1);
-	for (;;) {
-		char *start = rbuf + rpos, *nl = memchr(start, '\n', rlen - rpos);
-		if (!nl && reof) {
-			if (rpos == rlen)
-				return NULL;
-			nl = rbuf + rlen; /* the last line has no newline */
-		}
-		if (nl) {
-			*nl = '\0';
-			rpos = (size_t)(nl - rbuf) + (nl < rbuf + rlen);
-			if (nl > start && nl[-1] == '\r')
-				nl[-1] = '\0';
-			in->lineno++;
-			return start;
-		}
-		if (rpos > 0) {
-			memmove(rbuf, start, rlen - rpos);
-			rlen -= rpos;
-			rpos = 0;
-		}
-		rbuf = xgrow(rbuf, &rcap, rlen + CHUNK + 1, 1);
-		size_t n = fread(rbuf + rlen, 1, CHUNK, in->fp);
-		if (n == 0 && ferror(in->fp))
-			die("%s: read error:", in->name);
-		reof = n == 0;
-		rlen += n;
-		rbuf[rlen] = '\0';
-	}
-}
-
 static void grep_log(const char *path)
 {
 	static struct log lg;
@@ -296,9 +261,8 @@ static void grep_log(const char *path)
 	input_open(&lg.in, path);
 	if ((lg.fmt = opt_format) != NULL)
 		lg.sc.state = xcalloc(1, lg.fmt->state_size);
-	rlen = rpos = 0;
-	reof = 0;
-	for (char *s; (s = next_line(&lg.in)) != NULL;) {
+	lines_reset(&rd);
+	for (char *s; (s = lines_next(&rd, &lg.in)) != NULL;) {
 		if (!lg.fmt) {
 			if (*skipb(s) == '\0')
 				continue;
@@ -318,7 +282,8 @@ static void grep_log(const char *path)
 			continue;
 		it.epoch = 0;
 		it.itxt.p = it.ts.p = it.step.p = it.rate.p = it.loss.p = NULL;
-		it.ts_ns = 0;
+		it.ts_sec = 0;
+		it.ts_nsec = 0;
 		if (lg.fmt->parse(&lg.sc, s, at, &it))
 			add(&lg, &it);
 	}
@@ -375,16 +340,20 @@ int main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 	if (key_arg) {
-		const char *prec = NULL;
-		int ks = key_shape(key_arg, &opt_key, &prec);
+		const char *at = NULL;
+		int ks = key_shape(key_arg, &opt_key, &at);
 		if (ks == KS_PREC)
-			die_usage("-k: precision '%s' is not %s", prec, precisions_text);
+			die_usage("-k: precision '%s' is not %s", at, precisions_text);
+		if (ks == KS_RANGE)
+			die_usage("-k: %s", key_range(at));
 		if (ks != KS_OK)
 			die_usage("-k: '%s' is not a key <N>n<G>g_b<B>_<prec>", key_arg);
 		have_opt_key = 1;
 	}
-	if (dlperf)
-		oput("# mode=dlperf\n", 14);
+	if (dlperf) {
+		oput("# mode=dlperf", 13);
+		orec();
+	}
 	for (int i = 0; i < (argc ? argc : 1); i++)
 		grep_log(argc ? argv[i] : "-");
 	oflush();

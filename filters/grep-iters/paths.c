@@ -25,16 +25,52 @@ static int take_run(const char *s, size_t n, long *out)
 	return 0;
 }
 
-int key_shape(const char *s, struct key *k, const char **prec)
+/* <N>n<G>g at *sp, then *sp is past it: KS_NOT; KS_RANGE when a part is
+ * above KEY_PART_MAX (*at: the first); else KS_OK. */
+static int case_shape(const char **sp, struct key *k, const char **at)
 {
-	if (take_pos(&s, 'n', &k->nodes) || take_pos(&s, 'g', &k->gpus) || s[0] != '_' ||
-	    s[1] != 'b')
+	const char *n = *sp, *g;
+	int rn = take_pos(sp, 'n', &k->nodes), rg;
+
+	g = *sp;
+	if (rn < 0 || (rg = take_pos(sp, 'g', &k->gpus)) < 0)
+		return KS_NOT;
+	if (rn > 0 || rg > 0) {
+		*at = rn > 0 ? n : g;
+		return KS_RANGE;
+	}
+	return KS_OK;
+}
+
+int key_shape(const char *s, struct key *k, const char **at)
+{
+	int r = case_shape(&s, k, at), rb;
+
+	if (r == KS_NOT || s[0] != '_' || s[1] != 'b')
 		return KS_NOT;
 	s += 2;
-	if (take_pos(&s, '_', &k->batch))
-		return KS_BATCH;
-	*prec = s;
+	const char *b = s;
+	if ((rb = take_pos(&s, '_', &k->batch)) < 0)
+		return r == KS_RANGE ? KS_RANGE : KS_BATCH;
+	if (rb > 0 && r == KS_OK) {
+		*at = b;
+		r = KS_RANGE;
+	}
+	if (r == KS_RANGE)
+		return r;
+	*at = s;
 	return set_prec(k, s, strlen(s)) ? KS_PREC : KS_OK;
+}
+
+const char *key_range(const char *at)
+{
+	static char msg[96];
+	int n = (int)strspn(at, "0123456789");
+	const char *part = at[n] == 'n' ? "nodes" : at[n] == 'g' ? "devices per node" : "batch";
+
+	snprintf(msg, sizeof msg, "%s %.*s%s %s", part, n > 20 ? 20 : n, at, n > 20 ? "..." : "",
+		 take_pos_why(1));
+	return msg;
 }
 
 /* DLPerf's file name <model>_b<B>_<prec>_<run>.log in a <N>n<G>g directory. */
@@ -60,7 +96,10 @@ static void dlperf_name(const char *path, char *base, size_t bn, struct key *k, 
 	const char *b = f[1];
 	if (!*f[0])
 		die("%s: empty model name", path);
-	if (*b++ != 'b' || take_pos(&b, '\0', &k->batch))
+	int r = *b++ != 'b' ? -1 : take_pos(&b, '\0', &k->batch);
+	if (r > 0)
+		die("%s: batch '%s' %s", path, f[1], take_pos_why(r));
+	if (r < 0)
 		die("%s: batch '%s' is not b<B> with B a positive integer", path, f[1]);
 	if (set_prec(k, f[2], strlen(f[2])))
 		die("%s: precision '%s' is not %s", path, f[2], precisions_text);
@@ -97,23 +136,30 @@ void path_config(struct scan *sc, const char *path, const struct key *opt_key, l
 	size_t bn = strlen(base);
 	int dotlog = bn > 4 && strcmp(base + bn - 4, ".log") == 0;
 	struct key k;
-	const char *prec = NULL;
-	int ks = dir ? key_shape(dir, &k, &prec) : KS_NOT, from_path = 1;
+	const char *at = NULL, *d = dir;
+	int ks = dir ? key_shape(dir, &k, &at) : KS_NOT, from_path = 1;
 
-	if (ks != KS_NOT) {
+	if (ks == KS_NOT && dir) {
+		int cs = case_shape(&d, &k, &at);
+		if (cs != KS_NOT && *d == '\0')
+			ks = cs == KS_OK ? KS_CASE : KS_RANGE;
+	}
+	if (ks == KS_RANGE)
+		die("%s: directory '%s': %s", path, dir, key_range(at));
+	if (ks == KS_CASE) {
+		/* DLPerf: …/<N>n<G>g/<model>_b<B>_<prec>_<run>.log */
+		dlperf_name(path, base, bn, &k, run);
+	} else if (ks != KS_NOT) {
 		/* ours: …/<framework>/<key>/<run>.log */
 		if (ks == KS_BATCH)
 			die("%s: directory '%s': batch is not b<B> with B a positive integer", path,
 			    dir);
 		if (ks == KS_PREC)
-			die("%s: precision '%s' is not %s", path, prec, precisions_text);
+			die("%s: precision '%s' is not %s", path, at, precisions_text);
 		if (!dotlog || take_run(base, bn - 4, run))
 			die("%s: file name '%s' is not <run>.log", path, base);
 		if (fw && *fw && strcmp(fw, ".") != 0 && strcmp(fw, "..") != 0)
 			*framework = xstrdup(fw);
-	} else if (dir && case_parse(dir, &k.nodes, &k.gpus) == 0) {
-		/* DLPerf: …/<N>n<G>g/<model>_b<B>_<prec>_<run>.log */
-		dlperf_name(path, base, bn, &k, run);
 	} else if (opt_key) {
 		from_path = 0;
 		if (!dotlog || take_run(base, bn - 4, run))

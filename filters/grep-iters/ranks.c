@@ -17,10 +17,11 @@
 /* A kept line: its texts as offsets into the arena (NONE = absent). */
 struct grec {
 	long long iter;
-	long epoch, order;
+	long epoch, order, lineno;
 	size_t ts, step, rate, loss;
 	size_t tsn, stepn, raten, lossn;
-	long long ts_ns;
+	long long ts_sec;
+	long ts_nsec;
 	double stepv, ratev;
 };
 
@@ -48,7 +49,7 @@ static struct txt arena_txt(struct ranks *rk, size_t off, size_t n)
 	return off == NONE ? (struct txt){NULL, 0} : (struct txt){rk->arena + off, n};
 }
 
-void ranks_keep(struct ranks **rkp, const struct it *it)
+void ranks_keep(struct ranks **rkp, const struct it *it, long lineno)
 {
 	struct ranks *rk = *rkp ? *rkp : (*rkp = xcalloc(1, sizeof **rkp));
 
@@ -58,11 +59,13 @@ void ranks_keep(struct ranks **rkp, const struct it *it)
 	r->iter = it->iter;
 	r->epoch = it->epoch;
 	r->order = (long)rk->ng++;
+	r->lineno = lineno;
 	r->ts = arena_put(rk, it->ts, &r->tsn);
 	r->step = arena_put(rk, it->step, &r->stepn);
 	r->rate = arena_put(rk, it->rate, &r->raten);
 	r->loss = arena_put(rk, it->loss, &r->lossn);
-	r->ts_ns = it->ts_ns;
+	r->ts_sec = it->ts_sec;
+	r->ts_nsec = it->ts_nsec;
 	r->stepv = it->step.p ? txt_num(it->step) : NAN;
 	r->ratev = it->rate.p ? txt_num(it->rate) : NAN;
 }
@@ -76,9 +79,16 @@ static int grec_cmp(const void *a, const void *b)
 	return (x->order > y->order) - (x->order < y->order);
 }
 
-/* A grouped value: the text of a single line, else the median in shortest form. */
-static struct txt group_value(struct ranks *rk, struct grec *g, size_t n, int rate, double *vals,
-			      char *buf, size_t size, double *out)
+/* Is a's stamp later than b's? */
+static int later(const struct grec *a, const struct grec *b)
+{
+	return a->ts_sec != b->ts_sec ? a->ts_sec > b->ts_sec : a->ts_nsec > b->ts_nsec;
+}
+
+/* A grouped value: the text of a single line, else the median in shortest
+ * form (name: the log's, for errors). */
+static struct txt group_value(struct ranks *rk, const char *name, struct grec *g, size_t n,
+			      int rate, double *vals, char *buf, size_t size, double *out)
 {
 	size_t k = 0, first = NONE, firstn = 0;
 
@@ -97,8 +107,8 @@ static struct txt group_value(struct ranks *rk, struct grec *g, size_t n, int ra
 	*out = median_of(vals, k);
 	if (k == 1)
 		return arena_txt(rk, first, firstn);
-	fmt_shortest(buf, size, *out);
-	return (struct txt){buf, strlen(buf)};
+	return pos_txt(name, g[0].lineno, rate ? "the median samples_per_s" : "the median step_s",
+		       *out, buf, size);
 }
 
 static void number_epochs(const char *name, struct grec *g, size_t n)
@@ -119,7 +129,8 @@ static void number_epochs(const char *name, struct grec *g, size_t n)
 			die("%s: epoch %ld has no iteration lines, later epochs cannot be numbered",
 			    name, e);
 	for (long e = 1; e <= maxe; e++)
-		len[e] += len[e - 1];
+		if (__builtin_add_overflow(len[e], len[e - 1], &len[e]))
+			die("%s: epoch %ld: the count of iterations overflows", name, e);
 	for (size_t i = 0; i < n; i++)
 		if (g[i].epoch > 0)
 			g[i].iter += len[g[i].epoch - 1];
@@ -146,14 +157,15 @@ void ranks_flush(struct ranks **rkp, const struct format *f, const char *name, d
 		double rate = NAN, step = NAN;
 		size_t latest = i;
 		for (j = i; j < n && g[j].iter == g[i].iter; j++)
-			if (g[j].ts != NONE && g[j].ts_ns > g[latest].ts_ns)
+			if (g[j].ts != NONE && (g[latest].ts == NONE || later(&g[j], &g[latest])))
 				latest = j;
-		struct txt st = group_value(rk, g + i, j - i, 0, vals, sbuf, sizeof sbuf, &step);
-		struct txt rt = group_value(rk, g + i, j - i, 1, vals, rbuf, sizeof rbuf, &rate);
-		if (f->derive == DERIVE_RATE && !st.p && rt.p) {
-			fmt_shortest(sbuf, sizeof sbuf, tb / rate);
-			st = (struct txt){sbuf, strlen(sbuf)};
-		}
+		struct txt st =
+			group_value(rk, name, g + i, j - i, 0, vals, sbuf, sizeof sbuf, &step);
+		struct txt rt =
+			group_value(rk, name, g + i, j - i, 1, vals, rbuf, sizeof rbuf, &rate);
+		if (f->derive == DERIVE_RATE && !st.p && rt.p)
+			st = pos_txt(name, g[i].lineno, "step_s derived from samples_per_s",
+				     tb / rate, sbuf, sizeof sbuf);
 		emit(ctx, g[i].iter, arena_txt(rk, g[latest].ts, g[latest].tsn), st, rt,
 		     arena_txt(rk, g[i].loss, g[i].lossn));
 	}
