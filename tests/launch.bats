@@ -391,3 +391,10 @@ bench --batch 128" ]
 	done
 	all_gone "$pids"
 }
+
+@test "launch killed outright leaves nothing: a shell's child, a daemon, mpirun's ranks" {
+	for how in "1n1g_b16_fp32 pid" "1n2g_b16_fp32 pid" "1n1g_b16_fp32 group"; do
+		run -0 "$F/kill-outright" $how "$BATS_TEST_TMPDIR/pids-${how#* }-${how%%_*}"
+		[ "$output" = "" ]
+	done
+}

@@ -5,16 +5,40 @@
  * launch) and the signals launch gets; writes the job's processes (it
  * starts them and stops them) and launch's diagnostics on stderr.
  *
- * The job runs in its own process group. At the timeout (-t), or when launch
- * gets SIGINT, SIGTERM or SIGHUP, the group gets SIGTERM (mpirun then stops
- * the ranks on every host), and GRACE_S seconds later every process still
- * descending from launch gets SIGKILL. launch is a child subreaper: nothing
- * the job started outlives it, and it exits only when all are reaped; and
- * if launch is killed outright the job gets SIGTERM (parent-death signal).
+ * launch runs as two processes, both named launch. The outer one, the pid
+ * its caller knows, passes SIGINT, SIGTERM and SIGHUP on to the inner one,
+ * the supervisor, and exits with its status. The supervisor starts the job
+ * in its own process group. At the timeout (-t), or when it gets SIGINT,
+ * SIGTERM or SIGHUP, the group gets SIGTERM (mpirun then stops the ranks on
+ * every host), and GRACE_S seconds later every process still descending
+ * from the supervisor gets SIGKILL. It is a child subreaper: nothing the job
+ * started outlives it, and it exits only when all are reaped.
+ *
+ * launch killed outright (SIGKILL): the supervisor gets SIGTERM (its
+ * parent-death signal) and stops the job as above, the same whether the job
+ * is the command, mpirun or srun. Why an ancestor of the job and not another
+ * way (Linux, no privileges, in containers too):
+ *   - a subreaper never loses a process: an orphan, even a daemon that forked
+ *     twice into a new session, is re-parented to its nearest living
+ *     subreaper ancestor, so the supervisor's walk of /proc finds every one;
+ *   - a watchdog beside the job that records the pids it sees loses a
+ *     process forked and orphaned between two walks (re-parented to init);
+ *   - the parent-death signal given through an exec wrapper reaches only
+ *     what execs the wrapper, not a shell's forks or mpirun's daemons, and
+ *     follows the parent, not launch;
+ *   - a cgroup of the job's own needs a delegated, writable cgroup tree,
+ *     which an unprivileged user and most containers do not have.
+ * The supervisor is launch itself (a fork, no exec): the code that stops a
+ * job at its timeout stops it when launch dies. If the supervisor is killed
+ * instead, the job's command gets SIGTERM (its parent-death signal) and the
+ * outer launch, a subreaper too, stops whatever else is left. Only both
+ * killed, each by its pid (pkill -KILL launch), leaves the job running:
+ * that takes a cgroup, as Slurm's own for srun.
  *
  * Exit status: the command's (mpirun's: non-zero when any rank failed);
  * 128+n when it died of signal n; 124 at the timeout; 128+n when launch was
- * interrupted by signal n; 127/126 when the command cannot be run.
+ * interrupted by signal n, or the supervisor killed by signal n; 127/126
+ * when the command cannot be run.
  */
 #include "launch.h"
 
@@ -132,8 +156,8 @@ static pid_t start(char **argv, const sigset_t *oldmask)
 	if (pid == 0) {
 		setpgid(0, 0);
 #ifdef __linux__
-		/* launch killed outright (SIGKILL) must not leave the job running:
-		 * the job then gets SIGTERM, and mpirun stops every rank. */
+		/* The supervisor killed outright (SIGKILL): the job gets SIGTERM,
+		 * mpirun stops every rank, the outer launch the rest. */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (getppid() != parent)
 			_exit(128 + SIGTERM);
@@ -169,62 +193,89 @@ static pid_t start(char **argv, const sigset_t *oldmask)
 	return pid;
 }
 
-/* Wait for the job; at the timeout or a signal stop it; leave nothing. */
-static int wait_job(const struct job *job, pid_t child, const sigset_t *set)
+/* Reap every child that ended; 1 when child was one (its status in *status). */
+static int reap(pid_t child, int *status)
+{
+	pid_t p;
+	int st, done = 0;
+
+	while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+		if (p == child) {
+			done = 1;
+			*status = st;
+		}
+	return done;
+}
+
+/* The first signal of set within s seconds, or -1. */
+static int await(const sigset_t *set, double s)
+{
+	if (s < 0.001)
+		s = 0.001;
+	struct timespec ts = {(time_t)s, (long)((s - (time_t)s) * 1e9)};
+	return sigtimedwait(set, NULL, &ts);
+}
+
+/* The command is over: whatever it left behind goes too, SIGTERM first and
+ * SIGKILL from term_at + GRACE_S on (term_at < 0: no SIGTERM sent yet).
+ * Returns when no process is left below this one. */
+static void sweep(const sigset_t *set, double term_at)
+{
+	int st;
+
+	for (;;) {
+		reap(0, &st);
+		if (!kill_tree(0))
+			return;
+		double t = now_s();
+		if (term_at < 0) {
+			kill_tree(SIGTERM);
+			term_at = t;
+		} else if (t - term_at >= GRACE_S) {
+			kill_tree(SIGKILL);
+		}
+		await(set, 0.05);
+	}
+}
+
+/* The supervisor: wait for the job; at the timeout, a signal or the outer
+ * launch's death stop it; leave nothing. */
+static int wait_job(const struct job *job, pid_t child, pid_t outer, const sigset_t *set)
 {
 	const char *key = job->keystr;
 	long timeout = job->timeout;
 	double t0 = now_s(), term_at = -1;
-	int done = 0, status = 0, why = 0, killed = 0; /* why: 0, -1 timeout, signal */
+	int status = 0, why = 0, killed = 0; /* why: 0, -1 timeout, signal */
 
-	for (;;) {
-		pid_t p;
-		int st;
-		while ((p = waitpid(-1, &st, WNOHANG)) > 0)
-			if (p == child) {
-				done = 1;
-				status = st;
-			}
-		double t = now_s(), wait_s = 0.05;
-		if (done) {
-			/* The command is over: whatever it left behind goes too. */
-			if (!kill_tree(0))
-				break;
-			if (term_at < 0) {
-				kill_tree(SIGTERM);
-				term_at = t;
-			} else if (t - term_at >= GRACE_S) {
-				kill_tree(SIGKILL);
-			}
-		} else {
-			if (timeout > 0 && !why && t - t0 >= timeout) {
-				why = -1;
-				warnf("%s: timed out after %ld s", key, timeout);
-				kill(-child, SIGTERM);
-				term_at = t;
-			}
-			if (term_at >= 0 && !killed && t - term_at >= GRACE_S) {
-				kill(-child, SIGKILL);
-				kill_tree(SIGKILL);
-				killed = 1;
-			}
-			wait_s = 1;
-			if (timeout > 0 && !why)
-				wait_s = t0 + timeout - t;
-			else if (term_at >= 0 && !killed)
-				wait_s = term_at + GRACE_S - t;
-			if (wait_s < 0.001)
-				wait_s = 0.001;
+	while (!reap(child, &status)) {
+		double t = now_s(), wait_s = 1;
+		if (timeout > 0 && !why && t - t0 >= timeout) {
+			why = -1;
+			warnf("%s: timed out after %ld s", key, timeout);
+			kill(-child, SIGTERM);
+			term_at = t;
 		}
-		struct timespec ts = {(time_t)wait_s, (long)((wait_s - (time_t)wait_s) * 1e9)};
-		int sig = sigtimedwait(set, NULL, &ts);
-		if ((sig == SIGINT || sig == SIGTERM || sig == SIGHUP) && !done && !why) {
+		if (term_at >= 0 && !killed && t - term_at >= GRACE_S) {
+			kill(-child, SIGKILL);
+			kill_tree(SIGKILL);
+			killed = 1;
+		}
+		if (timeout > 0 && !why)
+			wait_s = t0 + timeout - t;
+		else if (term_at >= 0 && !killed)
+			wait_s = term_at + GRACE_S - t;
+		int sig = await(set, wait_s);
+		if ((sig == SIGINT || sig == SIGTERM || sig == SIGHUP) && !why) {
 			why = sig;
-			warnf("%s: interrupted by %s", key, signame(sig));
+			if (getppid() != outer)
+				warnf("%s: launch was killed, stopping the job", key);
+			else
+				warnf("%s: interrupted by %s", key, signame(sig));
 			kill(-child, sig);
 			term_at = now_s();
 		}
 	}
+	sweep(set, term_at);
 	if (why == -1)
 		return 124;
 	if (why > 0)
@@ -238,6 +289,26 @@ static int wait_job(const struct job *job, pid_t child, const sigset_t *set)
 	return WEXITSTATUS(status);
 }
 
+/* The outer launch: pass the signals on to the supervisor and take its exit
+ * status; if it was killed, stop what it left (re-parented to this one). */
+static int relay(const struct job *job, pid_t inner, const sigset_t *set)
+{
+	int status = 0;
+
+	while (!reap(inner, &status)) {
+		int sig = await(set, 1);
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+			kill(inner, sig);
+	}
+	if (WIFEXITED(status)) {
+		sweep(set, -1);
+		return WEXITSTATUS(status);
+	}
+	warnf("%s: supervisor killed by %s", job->keystr, signame(WTERMSIG(status)));
+	sweep(set, -1);
+	return 128 + WTERMSIG(status);
+}
+
 /* SIGCHLD is blocked and taken by sigtimedwait. Its default action is to
  * ignore it, and POSIX lets a blocked ignored signal be discarded: with a
  * handler it stays pending. (SIG_IGN would also reap the children unseen.) */
@@ -249,6 +320,7 @@ static void on_sigchld(int sig)
 int supervise(const struct job *job)
 {
 	sigset_t set, old;
+	pid_t outer = getpid(), inner;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
@@ -260,5 +332,22 @@ int supervise(const struct job *job)
 #ifdef __linux__
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 #endif
-	return wait_job(job, start(job->argv, &old), &set);
+	if ((inner = fork()) < 0)
+		die("fork:");
+	/* The supervisor in a process group of its own: what is sent to the
+	 * caller's group (kill -KILL -PGID; a terminal's SIGQUIT) reaches only
+	 * the outer launch, and the supervisor outlives it. A terminal's SIGINT
+	 * comes through relay. */
+	setpgid(inner, inner);
+	if (inner > 0)
+		return relay(job, inner, &set);
+#ifdef __linux__
+	/* Neither is inherited through fork. SIGTERM stays blocked, pending
+	 * until wait_job takes it, if launch dies while the job starts. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != outer)
+		return 128 + SIGTERM;
+#endif
+	return wait_job(job, start(job->argv, &old), outer, &set);
 }
