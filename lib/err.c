@@ -42,6 +42,8 @@ static void vwarn(const char *where, long line, const char *fmt, va_list ap)
 		if (where)
 			fprintf(stderr, "%s:%ld: ", where, line);
 		vfprintf(stderr, fmt, ap);
+		if (len > 0 && fmt[len - 1] == ':')
+			fprintf(stderr, " %s", strerror(saved));
 		fputc('\n', stderr);
 		return;
 	}
