@@ -14,12 +14,12 @@ BENCH_XCFLAGS := -fopenmp $(BENCH_MPI_CFLAGS) -Ibench
 BENCH_LIBS := -ldnnl $(BENCH_MPI_LIBS) -fopenmp -lm
 $(eval $(call track_flags,bench,$(BENCH_XCFLAGS) $(BENCH_LIBS)))
 
-BENCH_CORE_OBJ := $(call objs,bench/main.c bench/export.c bench/model.c \
+BENCH_CORE_OBJ := $(call objs,bench/main.c bench/export.c bench/model.c bench/arena.c \
 	bench/allreduce/allreduce.c)
-BENCH_CPU_OBJ := $(call objs,bench/cpu/backend.c bench/cpu/comm_mpi.c)
+BENCH_CPU_OBJ := $(call objs,$(wildcard bench/cpu/*.c))
 BENCH_OBJ := $(BENCH_CORE_OBJ) $(BENCH_CPU_OBJ)
 ALLREDUCE_OBJ := $(call objs,bench/allreduce/main.c bench/allreduce/allreduce.c)
-ARENA_CHECK_OBJ := $(call objs,tests/drivers/arena-check.c bench/model.c)
+ARENA_CHECK_OBJ := $(call objs,tests/drivers/arena-check.c bench/model.c bench/arena.c)
 
 $(sort $(BENCH_OBJ) $(ALLREDUCE_OBJ) $(ARENA_CHECK_OBJ)): XCFLAGS := $(BENCH_XCFLAGS)
 $(sort $(BENCH_OBJ) $(ALLREDUCE_OBJ) $(ARENA_CHECK_OBJ)): $(OBJ)/.flags-bench
@@ -32,7 +32,7 @@ $(BIN)/bench: $(BENCH_OBJ) $(LIBDLBENCH) | $(BIN)
 $(BIN)/bench-allreduce: $(ALLREDUCE_OBJ) $(BENCH_CPU_OBJ) $(LIBDLBENCH) | $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(BENCH_LIBS)
 
-# bin/test-arena-check: model.c's memory plan under a backend that does no
+# bin/test-arena-check: arena.c's memory plan under a backend that does no
 # arithmetic and checks every read against the last write (tests/bench.bats).
 $(BIN)/test-arena-check: $(ARENA_CHECK_OBJ) $(LIBDLBENCH) | $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -fopenmp -lm

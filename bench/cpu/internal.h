@@ -1,0 +1,103 @@
+/*
+ * bench/cpu/internal.h: what the files of the oneDNN backend share:
+ * backend.c (start-up, memory, tensors, primitives), conv.c (the op record
+ * and convolutions) and layers.c (batch norm, pooling, the classifier, the
+ * loss and the update).
+ */
+#ifndef BENCH_CPU_INTERNAL_H
+#define BENCH_CPU_INTERNAL_H
+
+#include <stddef.h>
+
+#include <dnnl.h>
+
+#include "backend.h"
+#include "dnnl_check.h"
+#include "lib.h"
+
+/* The activations' type and layout (bk_init) and the shared temporaries
+ * the ops grow at plan time (backend.c). */
+extern dnnl_data_type_t act_dt;
+extern dnnl_format_tag_t act_tag;
+extern void *acc_tmp;
+extern size_t acc_tmp_size;
+extern void *wtmp, *dwtmp;
+extern size_t wtmp_size, dwtmp_size;
+
+struct bk_tensor {
+	int kind, n, c, h, w;
+	dnnl_memory_desc_t md;  /* as stored */
+	dnnl_memory_desc_t md4; /* BK_MATRIX viewed as n x c x 1 x 1 */
+	dnnl_memory_t mem;
+	void *data;
+};
+
+enum { MAX_ARGS = 12 };
+typedef struct prim {
+	dnnl_primitive_t p;
+	dnnl_exec_arg_t a[MAX_ARGS];
+	int n;
+	dnnl_memory_t scratch; /* NULL when the primitive needs none */
+} prim;
+
+typedef struct buf {
+	void *p;
+	dnnl_memory_t m;
+	dnnl_memory_desc_t md;
+} buf;
+
+enum { OP_CONV, OP_BN, OP_MAXPOOL, OP_AVGPOOL, OP_FC, OP_SGD };
+
+struct bk_op {
+	int kind;
+	bk_tensor *x, *y, *dx, *dy;
+	prim fwd, bwd, bwdw;
+	/* conv: weights in the forward / backward-data layouts and the weight
+	 * gradient in the backward-weights layout (over the shared wtmp and
+	 * dwtmp, converted right before use), the image as bf16 */
+	buf img, wx, wdy;
+	prim r_wf, r_wb, r_dw, r_img, r_wx, r_wdy;
+	prim add, mask; /* conv: dx += tmp; bn: y = relu(y + z), and its backward mask */
+	dnnl_memory_t m_w, m_dw, m_tmp, m_wf, m_wb, m_dwb;
+	int accumulate;
+	/* bn: batch mean, variance, relu workspace */
+	buf mean, var, ws;
+	dnnl_memory_t m_gamma, m_beta, m_dgamma, m_dbeta;
+	float *rmean, *rvar;
+	float momentum;
+	double count;
+	/* avgpool: pooled value and gradient in the activation layout */
+	buf pooled, dpooled;
+	prim r_out, r_in;
+	/* fc */
+	const float *w, *bias;
+	float *dw, *db;
+	/* sgd: the flat buffers and the weight-decay ranges */
+	float *sgd_w, *sgd_buf;
+	const float *sgd_g;
+	size_t sgd_n, *seg_lo, *seg_hi;
+	int nseg;
+};
+
+void prim_arg(prim *p, int arg, dnnl_memory_t m);
+dnnl_primitive_attr_t user_scratch_attr(void);
+dnnl_primitive_desc_t pd_create(const void *desc, dnnl_primitive_attr_t attr,
+				const_dnnl_primitive_desc_t hint, const char *what);
+const dnnl_memory_desc_t *query_md(const_dnnl_primitive_desc_t pd, dnnl_query_t q);
+void prim_make(prim *p, const_dnnl_primitive_desc_t pd);
+void prim_run(prim *p);
+void prim_free(prim *p);
+void reorder_make(prim *p, dnnl_memory_t from, const dnnl_memory_desc_t *fmd, dnnl_memory_t to,
+		  const dnnl_memory_desc_t *tmd);
+dnnl_memory_desc_t md4(int n, int c, int h, int w, dnnl_data_type_t dt, dnnl_format_tag_t tag);
+dnnl_memory_desc_t tensor_md(int kind, int n, int c, int h, int w);
+void *temp_grow(void *p, size_t *cap, size_t need);
+int is_ref(const_dnnl_primitive_desc_t pd);
+void buf_make(buf *b, const dnnl_memory_desc_t *md);
+void buf_free(buf *b);
+dnnl_memory_t mem_over(const dnnl_memory_desc_t *md, const void *p);
+bk_op *op_new(int kind);
+void add_make(prim *p, dnnl_memory_t a, dnnl_memory_t b, const dnnl_memory_desc_t *md, int relu,
+	      const char *what);
+
+#endif
