@@ -35,7 +35,7 @@
  * median, speedup or published samples/s that %.2f shows as 0.00, or a
  * spread that overflows, is an error naming the record's file and line.
  */
-#include "formats/formats.h"
+#include "../formats/formats.h"
 #include "lib.h"
 
 #include <math.h>
