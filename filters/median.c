@@ -40,6 +40,16 @@ static struct config *configs;
 static size_t nconfigs, capconfigs;
 static int dlperf;
 
+/* Every file-scope variable to its start value: main may run again in one
+ * process (the fuzz harnesses, tests/fuzz/), after a die() left through the
+ * exit hook; the harness frees what the previous call allocated. */
+static void reset(void)
+{
+	configs = NULL;
+	nconfigs = capconfigs = 0;
+	dlperf = 0;
+}
+
 static struct config *config_get(const char *framework, const char *key)
 {
 	for (size_t i = 0; i < nconfigs; i++)
@@ -128,6 +138,7 @@ int main(int argc, char *argv[])
 	struct input in;
 	int ch;
 
+	reset();
 	progname = "median";
 	usage_text = "median [-c dlperf] [file ...]\n"
 		     "  in:  framework key run samples_per_s\n"

@@ -31,6 +31,18 @@ static void *bases; /* the 1n1g records by (framework, batch, precision) */
 static struct meta *metas;
 static size_t nmetas, capmetas;
 
+/* Every file-scope variable to its start value: main may run again in one
+ * process (the fuzz harnesses, tests/fuzz/), after a die() left through the
+ * exit hook; the harness frees what the previous call allocated. */
+static void reset(void)
+{
+	recs = NULL;
+	nrecs = caprecs = 0;
+	seen = bases = NULL;
+	metas = NULL;
+	nmetas = capmetas = 0;
+}
+
 static void add_meta(const struct input *in)
 {
 	metas = xgrow(metas, &capmetas, nmetas + 1, sizeof *metas);
@@ -98,6 +110,7 @@ int main(int argc, char *argv[])
 	struct input in;
 	size_t m = 0;
 
+	reset();
 	progname = "speedup";
 	usage_text = "speedup [file ...]\n"
 		     "  in:  framework key median mean min max n\n"

@@ -17,6 +17,11 @@ static struct {
 } aliases[ALIAS_MAX];
 static int naliases;
 
+void alias_reset(void)
+{
+	naliases = 0;
+}
+
 void alias_add(const char *arg)
 {
 	const char *eq = strchr(arg, '=');

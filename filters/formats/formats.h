@@ -306,6 +306,8 @@ extern const char precisions_text[]; /* "fp32, tf32, amp, bf16 or fp16" */
 
 /* -a from=to: a precision alias applied wherever a log names a precision. */
 void alias_add(const char *arg);
+/* Forget every alias (main of grep-iters starts with it: see its reset). */
+void alias_reset(void);
 /* A positive decimal integer without sign or leading zero, ending at stop;
  * *sp moves past the stop. 0; -1 when it is not one; 1 when it is above
  * KEY_PART_MAX (lib.h: a key's parts are bounded so that their products

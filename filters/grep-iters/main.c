@@ -63,6 +63,22 @@ static struct key opt_key;
 static char *obuf;
 static size_t olen, ocap;
 
+/* Every file-scope variable to its start value: main may run again in one
+ * process (the fuzz harnesses, tests/fuzz/), after a die() left through the
+ * exit hook; the harness frees what the previous call allocated. */
+static void reset(void)
+{
+	dlperf = 0;
+	memset(&rd, 0, sizeof rd);
+	opt_format = NULL;
+	opt_framework = NULL;
+	have_opt_key = 0;
+	memset(&opt_key, 0, sizeof opt_key);
+	obuf = NULL;
+	olen = ocap = 0;
+	alias_reset();
+}
+
 static void oflush(void)
 {
 	if (olen && fwrite(obuf, 1, olen, stdout) != olen)
@@ -309,6 +325,7 @@ int main(int argc, char *argv[])
 	const char *key_arg = NULL;
 	int ch;
 
+	reset();
 	progname = "grep-iters";
 	usage_text = "grep-iters [-c dlperf] [-f format] [-k key] [-F framework] [-a from=to] "
 		     "[file ...]";

@@ -62,6 +62,19 @@ static void *seen; /* medrec_unique's tree */
 static struct published *pubs;
 static size_t npubs, cappubs;
 
+/* Every file-scope variable to its start value: main may run again in one
+ * process (the fuzz harnesses, tests/fuzz/), after a die() left through the
+ * exit hook; the harness frees what the previous call allocated. */
+static void reset(void)
+{
+	rows = NULL;
+	extras = NULL;
+	nrows = caprows = capextras = 0;
+	seen = NULL;
+	pubs = NULL;
+	npubs = cappubs = 0;
+}
+
 static double speedup_of(const struct medrec *r)
 {
 	return extras[r - rows].speedup;
@@ -305,6 +318,7 @@ int main(int argc, char *argv[])
 	const char *style = "scaling", *published = NULL;
 	int ch;
 
+	reset();
 	progname = "table";
 	usage_text =
 		"table [-s scaling|compare|json] [-p published.tsv] [file ...]\n"
