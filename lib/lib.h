@@ -7,7 +7,8 @@
  *   err.c     progname, warnf, die, die_usage, die_at, usage, exit hook
  *   alloc.c   xmalloc, xcalloc, xrealloc, xgrow, xstrdup
  *   num.c     parse_long, parse_double, flag_int, fmt_shortest
- *   stats.c   cmp_double, median_of, pairwise_sum, r2n, r2p
+ *   stats.c   cmp_double, median_of, pairwise_sum, r2n, r2p, t_tail2,
+ *             t_quantile, mad_of, mean_sd
  *   record.c  struct input (files or stdin, line by line), records, meta
  *             lines
  *   medrec.c  the median record that speedup and table read
@@ -94,6 +95,16 @@ double pairwise_sum(const double *a, size_t n);
  *      i.e. what printf("%.*f") shows, returned as the double of that text. */
 double r2n(double x);
 double r2p(double x, int decimals);
+/* Student's t with df degrees of freedom (df > 0, real: Welch's too):
+ * t_tail2 = P(|T| >= |t|), the two-sided p-value; t_quantile = the t with
+ * P(T <= t) = p, 0.5 <= p < 1 (t_quantile(0.975, df): a 95 % interval).
+ * Through the regularized incomplete beta function, to about 1e-12. */
+double t_tail2(double t, double df);
+double t_quantile(double p, double df);
+/* The median of |v[i] - center| (v is not changed), n > 0. */
+double mad_of(const double *v, size_t n, double center);
+/* Mean and sample standard deviation (n - 1; 0 when n is 1), n > 0. */
+void mean_sd(const double *v, size_t n, double *mean, double *sd);
 
 /* ---- records (record.c) ------------------------------------------------ */
 

@@ -63,3 +63,87 @@ double r2p(double x, int decimals)
 	snprintf(buf, sizeof buf, "%.*f", decimals, x);
 	return strtod(buf, NULL);
 }
+
+/* The continued fraction of the regularized incomplete beta function
+ * (modified Lentz), converging for x < (a + 1) / (a + b + 2). */
+static double beta_cf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	d = 1 / (fabs(d) < tiny ? tiny : d);
+	h = d;
+	for (int m = 1; m <= 1000; m++) {
+		for (int odd = 0; odd < 2; odd++) {
+			double num =
+				odd ? -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
+				    : m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+			d = 1 + num * d;
+			d = 1 / (fabs(d) < tiny ? tiny : d);
+			c = 1 + num / c;
+			c = fabs(c) < tiny ? tiny : c;
+			h *= d * c;
+			if (odd && fabs(d * c - 1) < 1e-15)
+				return h;
+		}
+	}
+	return h;
+}
+
+/* I_x(a, b), the regularized incomplete beta function. */
+static double beta_inc(double a, double b, double x)
+{
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * beta_cf(a, b, x) / a;
+	return 1 - front * beta_cf(b, a, 1 - x) / b;
+}
+
+double t_tail2(double t, double df)
+{
+	return beta_inc(df / 2, 0.5, df / (df + t * t));
+}
+
+double t_quantile(double p, double df)
+{
+	double lo = 0, hi = 1;
+
+	while (1 - t_tail2(hi, df) / 2 < p && hi < 1e300)
+		hi *= 2;
+	for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+		double mid = (lo + hi) / 2;
+		if (1 - t_tail2(mid, df) / 2 < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+double mad_of(const double *v, size_t n, double center)
+{
+	double *d = xmalloc((n ? n : 1) * sizeof *d), m;
+
+	for (size_t i = 0; i < n; i++)
+		d[i] = fabs(v[i] - center);
+	m = median_of(d, n);
+	free(d);
+	return m;
+}
+
+void mean_sd(const double *v, size_t n, double *mean, double *sd)
+{
+	double m = 0, ss = 0;
+
+	for (size_t i = 0; i < n; i++)
+		m += v[i];
+	m /= (double)n;
+	for (size_t i = 0; i < n; i++)
+		ss += (v[i] - m) * (v[i] - m);
+	*mean = m;
+	*sd = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
+}

@@ -1,0 +1,369 @@
+/*
+ * window — one throughput per run.
+ *
+ * Reads grep-iters records (framework, format, key, run, iter, timestamp_s,
+ * step_s, samples_per_s, loss); the records of one run are adjacent. Writes
+ * one record per run: framework, key, run, samples_per_s (%.2f). Meta lines
+ * ("# key=value ...") are copied to the output as they come.
+ *
+ * Ours: the window is iterations s+1 … s+n; skip, count and method default
+ * to the run's format (filters/formats/). Time method: TB × n ÷ T, T from
+ * the timestamps of the records ending at s and s+n when the window's
+ * records all carry one (integer microseconds when both stamps have <= 6
+ * fraction digits, else the difference of the doubles), else the sum of
+ * their step_s, else the sum of iterations × TB ÷ samples_per_s. Rate
+ * method: the unweighted mean of the window's printed rates. Records must
+ * come in increasing iteration order; runs are measured as they stream by.
+ *
+ * DLPerf's mode (-c dlperf, or a "# mode=dlperf" line before the first
+ * record, as grep-iters -c dlperf writes): the records are one per log line
+ * in file order, and each format is measured the way DLPerf's script for it
+ * did, with DLPerf's window as the default (doc/dlperf.md); a window DLPerf
+ * would have filled with 0 or NaN is an error. bench, which DLPerf never
+ * ran, is measured our way.
+ *
+ * Bounds: a timestamp_s is below 10^12 s (year 33658; a calendar stamp up
+ * to year 9999 is below 2.6 * 10^11), so a difference of two in integer
+ * microseconds is below 10^18 and cannot overflow; keys are bounded by
+ * KEY_PART_MAX (lib.h). A throughput that is not finite or that %.2f would
+ * print as 0.00 is an error.
+ *
+ * Errors name the run as framework/key/run (the records carry no path), or
+ * file:line for a bad record.
+ */
+#include "../formats/formats.h"
+#include "window.h"
+
+#include <math.h>
+#include <search.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define STAMP_SEC_MAX 1000000000000LL /* 10^12: see the bounds above */
+
+enum { F_FRAMEWORK, F_FORMAT, F_KEY, F_RUN, F_ITER, F_TS, F_STEP, F_RATE, F_LOSS, NFIELDS };
+
+struct run {
+	char *id; /* "framework\0format\0key\0run" as split from the records */
+	size_t idlen, idcap;
+	char name[256]; /* framework/key/run, for messages */
+	char framework[128], keytext[KEY_MAX];
+	long number;
+	const struct format *fmt;
+	struct key key;
+	double tb;
+	long s, n;
+	enum method method;
+	int dlperf;        /* measured by DLPerf's method: keep the records */
+	long last;         /* iteration of the previous record, 0 at the start */
+	struct stamp prev; /* the stamp of the window's previous record */
+	/* ours: what the window's records sum to */
+	struct stamp t0, t1;
+	long inwin;
+	int all_ts, all_step, all_rate;
+	long no_ts, no_step, no_rate; /* first window iteration without one */
+	double step_sum, rate_sum, derived_sum;
+	/* DLPerf's mode: the run's records */
+	struct line *lines;
+	size_t nl, capl;
+	/* ours: the window's steps, for the per-step rates */
+	struct wstep *steps;
+	size_t nsteps, capsteps;
+};
+
+static int dlperf, records;
+static long opt_skip = -1, opt_count = -1;
+static int opt_method = -1;
+static double opt_drift = 5; /* -d: the drift beyond which a window is not steady, % */
+
+/* Every file-scope variable to its start value: main may run again in one
+ * process (the fuzz harnesses, tests/fuzz/), after a die() left through the
+ * exit hook; the harness frees what the previous call allocated. */
+static void reset(void)
+{
+	dlperf = records = 0;
+	opt_skip = opt_count = -1;
+	opt_method = -1;
+	opt_drift = 5;
+	fields_reset();
+}
+
+/* ---- ours ------------------------------------------------------------- */
+
+/* One record of the current run, iteration order checked by the caller. */
+static void ours_add(struct run *r, const char *ts_text, long iter, double step, double rate)
+{
+	long lo = r->fmt->interval ? r->last : iter - 1, hi = iter;
+	long s = r->s, e = r->s + r->n;
+	int ts = strcmp(ts_text, "-") != 0;
+
+	if (lo > r->last) {
+		/* iterations last+1 … lo are missing: a gap if the window needs them */
+		long a = r->last + 1 > s + 1 ? r->last + 1 : s + 1, b = lo < e ? lo : e;
+		if (a == b)
+			die("%s: iteration %ld missing", r->name, a);
+		if (a < b)
+			die("%s: iterations %ld-%ld missing", r->name, a, b);
+	}
+	if (hi == s && ts)
+		parse_stamp(ts_text, &r->t0, 1);
+	if (lo < s && hi > s)
+		die("%s: no record ends at iteration %ld", r->name, s);
+	if (lo < e && hi > e)
+		die("%s: no record ends at iteration %ld", r->name, e);
+	if (lo < s || hi > e)
+		return;
+
+	if (!ts && r->all_ts) {
+		r->all_ts = 0;
+		r->no_ts = hi;
+	}
+	if (isnan(step) && r->all_step) {
+		r->all_step = 0;
+		r->no_step = hi;
+	}
+	if (isnan(rate) && r->all_rate) {
+		r->all_rate = 0;
+		r->no_rate = hi;
+	}
+	r->step_sum += step;
+	r->rate_sum += rate;
+	r->derived_sum += (double)(hi - lo) * r->tb / rate;
+
+	/* the step for the per-step rates: its time from the stamps when the
+	 * one before it has one too (the first step's is the stamp at s) */
+	struct stamp cur = {0};
+	const struct stamp *before = r->inwin ? &r->prev : &r->t0;
+	if (ts)
+		parse_stamp(ts_text, &cur, 1);
+	r->steps = xgrow(r->steps, &r->capsteps, r->nsteps + 1, sizeof *r->steps);
+	r->steps[r->nsteps++] =
+		(struct wstep){ts && before->present ? stamp_diff(before, &cur) : NAN, step, rate,
+			       (double)(hi - lo)};
+	r->prev = cur;
+	r->inwin++;
+	if (hi == e && ts)
+		r->t1 = cur;
+}
+
+static double ours_speed(struct run *r)
+{
+	long s = r->s, e = r->s + r->n;
+	double t;
+
+	if (r->last < e)
+		die("%s: %ld iterations, need %ld", r->name, r->last, e);
+	if (r->method == METHOD_RATE) {
+		if (!r->all_rate)
+			die("%s: no samples_per_s for iteration %ld", r->name, r->no_rate);
+		return r->rate_sum / (double)r->inwin;
+	}
+	if (r->all_ts) {
+		if (!r->t0.present)
+			die("%s: no timestamp for the end of iteration %ld", r->name, s);
+		t = stamp_diff(&r->t0, &r->t1);
+	} else if (r->all_step) {
+		t = r->step_sum;
+	} else if (r->all_rate) {
+		t = r->derived_sum;
+	} else {
+		die("%s: iteration %ld has no timestamp, %ld no step_s, %ld no samples_per_s",
+		    r->name, r->no_ts, r->no_step, r->no_rate);
+	}
+	if (!(t > 0))
+		die("%s: iterations %ld-%ld took %g s", r->name, s + 1, e, t);
+	return r->tb * (double)r->n / t;
+}
+
+/* ---- runs ------------------------------------------------------------- */
+
+/* A new run begins with this record; r->id already holds its id. */
+static void run_start(struct run *r, struct input *in)
+{
+	if (in->f[F_FRAMEWORK][0] == '\0' || strlen(in->f[F_FRAMEWORK]) >= sizeof r->framework)
+		record_die(in, "bad framework '%s'", in->f[F_FRAMEWORK]);
+	if (!(r->fmt = format_find(in->f[F_FORMAT])))
+		record_die(in, "unknown format '%s'", in->f[F_FORMAT]);
+	if (key_parse(in->f[F_KEY], &r->key) != 0)
+		record_die(in, "key '%s' is not <N>n<G>g_b<B>_<prec>", in->f[F_KEY]);
+	if (parse_long(in->f[F_RUN], 0, 1000000000, &r->number) != 0)
+		record_die(in, "run '%s' is not a non-negative integer", in->f[F_RUN]);
+	snprintf(r->framework, sizeof r->framework, "%s", in->f[F_FRAMEWORK]);
+	key_format(&r->key, r->keytext, sizeof r->keytext);
+	snprintf(r->name, sizeof r->name, "%s/%s/%ld", r->framework, r->keytext, r->number);
+	if (!seen_add(r->name))
+		record_die(in, "duplicate run %s", r->name);
+	r->tb = (double)key_total_batch(&r->key);
+
+	r->dlperf = dlperf && r->fmt->dlperf_speed;
+	r->s = opt_skip >= 0 ? opt_skip : r->dlperf ? r->fmt->dlperf_skip : r->fmt->skip;
+	r->n = opt_count >= 0 ? opt_count : r->dlperf ? r->fmt->dlperf_count : r->fmt->count;
+	r->method = opt_method >= 0 ? (enum method)opt_method : r->fmt->method;
+	memset(&r->last, 0, offsetof(struct run, lines) - offsetof(struct run, last));
+	r->all_ts = r->all_step = r->all_rate = 1;
+	r->nl = r->nsteps = 0;
+}
+
+static void run_add(struct run *r, struct input *in)
+{
+	long iter;
+
+	if (parse_long(in->f[F_ITER], 1, 1000000000, &iter) != 0)
+		record_die(in, "iter '%s' is not a positive integer", in->f[F_ITER]);
+	if (strcmp(in->f[F_TS], "-") != 0) {
+		struct stamp t;
+		if (parse_stamp(in->f[F_TS], &t, 0) != 0)
+			record_die(in, "timestamp_s '%s' is not a number", in->f[F_TS]);
+		if (t.sec >= STAMP_SEC_MAX)
+			record_die(in, "timestamp_s '%s' is not below 10^12", in->f[F_TS]);
+	}
+	if (in->f[F_LOSS][0] == '\0')
+		record_die(in, "empty loss");
+	if (r->dlperf) {
+		r->lines = xgrow(r->lines, &r->capl, r->nl + 1, sizeof *r->lines);
+		struct line *l = &r->lines[r->nl++];
+		l->iter = iter;
+		memset(&l->ts, 0, sizeof l->ts);
+		if (strcmp(in->f[F_TS], "-") != 0)
+			parse_stamp(in->f[F_TS], &l->ts, 1);
+		l->step = opt_positive(in, F_STEP, "step_s");
+		l->rate = opt_positive(in, F_RATE, "samples_per_s");
+		return;
+	}
+	if (iter <= r->last)
+		record_die(in, "iteration %ld after %ld", iter, r->last);
+	double step = opt_positive(in, F_STEP, "step_s");
+	double rate = opt_positive(in, F_RATE, "samples_per_s");
+	ours_add(r, in->f[F_TS], iter, step, rate);
+	r->last = iter;
+}
+
+static void run_end(struct run *r)
+{
+	double v;
+
+	if (r->dlperf) {
+		struct dlperf_run d = {r->name, r->fmt->name, r->key,   r->tb,
+				       r->s,    r->n,         r->lines, r->nl};
+		v = r->fmt->dlperf_speed(&d);
+	} else {
+		v = ours_speed(r);
+	}
+	if (!isfinite(v))
+		die("%s: samples/s %g is not finite", r->name, v);
+	if (!(v > 0))
+		die("%s: samples/s %g is not positive", r->name, v);
+	if (!(r2p(v, 2) > 0))
+		die("%s: samples/s %g rounds to 0.00", r->name, v);
+	printf("%s\t%s\t%ld\t%.2f", r->framework, r->keytext, r->number, v);
+	if (!dlperf)
+		steady_columns(r->name, r->steps, r->nsteps, r->tb,
+			       r->method == METHOD_RATE ? 'r'
+			       : r->all_ts              ? 't'
+			       : r->all_step            ? 's'
+							: 'r',
+			       opt_drift);
+	putchar('\n');
+}
+
+/* A meta line, copied to the output as it came; "mode=dlperf" before the
+ * first record switches to DLPerf's mode. */
+static void meta(struct input *in)
+{
+	if (meta_mode(in, records)) {
+		if (opt_method >= 0)
+			record_die(in, "-m: DLPerf's method is fixed per format with mode=dlperf");
+		dlperf = 1;
+	}
+	printf("%s\n", in->line);
+}
+
+/* The run's id: fields framework, format, key and run (fewer when the record
+ * is short: record_expect names it after the run before has been written). */
+static size_t id_length(const struct input *in)
+{
+	const char *last = in->f[(in->nf < 4 ? in->nf : 4) - 1];
+
+	return (size_t)(last + strlen(last) - in->line);
+}
+
+int main(int argc, char *argv[])
+{
+	struct input in;
+	struct run run = {0};
+	int active = 0, ch;
+
+	reset();
+	progname = "window";
+	usage_text =
+		"window [-c dlperf] [-s skip] [-n count] [-m time|rate] [-d drift%] [file ...]\n"
+		"  in:  framework format key run iter timestamp_s step_s samples_per_s loss\n"
+		"  out: framework key run samples_per_s jitter_pct drift_pct steady\n"
+		"       (DLPerf's mode: framework key run samples_per_s)";
+	opterr = 0;
+	while ((ch = getopt(argc, argv, "c:s:n:m:d:")) != -1) {
+		switch (ch) {
+		case 'c':
+			dlperf = compat_flag(optarg);
+			break;
+		case 's':
+			opt_skip = flag_int("-s", optarg, 0, 1000000000);
+			break;
+		case 'n':
+			opt_count = flag_int("-n", optarg, 1, 1000000000);
+			break;
+		case 'd':
+			if (parse_double(optarg, &opt_drift) != 0 || !(opt_drift >= 0))
+				die_usage("-d: '%s' is not a percentage >= 0", optarg);
+			break;
+		case 'm':
+			if (strcmp(optarg, "time") == 0)
+				opt_method = METHOD_TIME;
+			else if (strcmp(optarg, "rate") == 0)
+				opt_method = METHOD_RATE;
+			else
+				die_usage("-m: '%s' is not time or rate", optarg);
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (dlperf && opt_method >= 0)
+		die_usage("-m: DLPerf's method is fixed per format with -c dlperf");
+
+	FOREACH_INPUT(in, argc, argv) {
+		while (input_record(&in)) {
+			if (in.meta) {
+				meta(&in);
+				continue;
+			}
+			size_t idlen = id_length(&in);
+			int same =
+				active && idlen == run.idlen && memcmp(in.line, run.id, idlen) == 0;
+
+			if (!same) {
+				if (active)
+					run_end(&run);
+				run.id = xgrow(run.id, &run.idcap, idlen + 1, 1);
+				memcpy(run.id, in.line, idlen);
+				run.idlen = idlen;
+			}
+			record_expect(&in, NFIELDS);
+			if (!same)
+				run_start(&run, &in);
+			active = records = 1;
+			run_add(&run, &in);
+		}
+		/* a run is one log: it ends with its file */
+		if (active)
+			run_end(&run);
+		active = 0;
+	}
+	finish_output();
+	return 0;
+}
