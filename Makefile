@@ -87,9 +87,9 @@ include tests/tests.mk
 # test-deps` install the missing ones when run as root, else print the
 # exact apt-get line and fail.
 
-DEPS_MAIN := build-essential openmpi-bin libopenmpi-dev libdnnl-dev util-linux
+DEPS_MAIN := build-essential openmpi-bin libopenmpi-dev libdnnl-dev util-linux gnuplot-nox
 DEPS_TEST := $(DEPS_MAIN) bats python3-torch python3-torchvision libjemalloc2 iproute2 \
-	clang-format
+	clang-format chromium libxml2-utils
 
 # $(call install_missing,PACKAGES)
 define install_missing
@@ -210,12 +210,15 @@ $(LOGDIR)/$(FRAMEWORK)/$(1)/%.log: | $$($(FRAMEWORK)_DEPS) $(BIN)/launch
 		"$$$$($(BIN)/grep-iters -f $$($(FRAMEWORK)_FORMAT) $$@ | $(BIN)/window $(WINDOW) | cut -f4) samples/s" >&2
 endef
 
+# $(call records,LOGS,WINDOW FLAGS): the speedup records of these logs, the
+# one stream table, plot and the page read.
+records = $(BIN)/grep-iters $(GREP_FLAGS) $(1) | $(BIN)/window $(2) | $(BIN)/median | $(BIN)/speedup
+
 # result_rule KEY: the table and JSON of KEY's ladder.
 define result_rule
 $(RESULTS)/$(1).md $(RESULTS)/$(1).json: $(call ladder_logs,$(1)) $(FILTER_BINS)
 	@mkdir -p $$(@D)
-	$(BIN)/grep-iters $(GREP_FLAGS) $$(filter %.log,$$^) | $(BIN)/window $(WINDOW) \
-		| $(BIN)/median | $(BIN)/speedup \
+	$(call records,$$(filter %.log,$$^),$(WINDOW)) \
 		| $(BIN)/table $$(if $$(filter %.json,$$@),-s json,$(TABLE_FLAGS)) > $$@.tmp
 	@mv $$@.tmp $$@
 	@cat $$@$$(if $$(filter %.json,$$@),; echo)
@@ -234,16 +237,46 @@ $(RESULTS)/compare_$(1).md: $(sort $(wildcard $(LOGDIR)/*/*_$(1)/*.log)) $(FILTE
 	@cat $$@
 endef
 
+# plot_rule KEY: plot's gnuplot script of KEY's ladder (its data inline, from
+# the table's records; .svg: gnuplot draws it, and a person can re-plot it by
+# hand) and the page: table, plot inline, noise, environment, method.
+define plot_rule
+$(RESULTS)/$(1).gp: $(call ladder_logs,$(1)) $(FILTER_BINS) $(BIN)/plot
+	@mkdir -p $$(@D)
+	$(call records,$$(filter %.log,$$^),$(WINDOW)) | $(BIN)/plot $(TABLE_FLAGS) > $$@.tmp
+	@mv $$@.tmp $$@
+$(RESULTS)/$(1).html: $(RESULTS)/$(1).md $(RESULTS)/$(1).svg $(call ladder_logs,$(1)) \
+		$(FILTER_BINS) $(BIN)/plot
+	$(call records,$$(filter %.log,$$^),$(WINDOW)) \
+		| $(BIN)/plot -s page -t $(RESULTS)/$(1).md -g $(RESULTS)/$(1).svg > $$@.tmp
+	@mv $$@.tmp $$@
+endef
+
+# compare_plot_rule b<B>_<prec>: the frameworks side by side, as a plot.
+define compare_plot_rule
+$(RESULTS)/compare_$(1).gp: $(sort $(wildcard $(LOGDIR)/*/*_$(1)/*.log)) $(FILTER_BINS) $(BIN)/plot
+	@mkdir -p $$(@D)
+	$$(if $$(filter %.log,$$^),,$$(error no logs of *_$(1) under $(LOGDIR)))
+	$(call records,$$(filter %.log,$$^)) | $(BIN)/plot -s compare > $$@.tmp
+	@mv $$@.tmp $$@
+endef
+
+GNUPLOT := gnuplot
+$(RESULTS)/%.svg: $(RESULTS)/%.gp
+	$(GNUPLOT) $< > $@.tmp
+	@mv $@.tmp $@
+
 # Rules are generated only for the results asked for, so make -n with a
 # thousand configurations' logs present stays fast.
-RESULT_GOALS := $(filter $(RESULTS)/%.md $(RESULTS)/%.json,$(MAKECMDGOALS))
+RESULT_GOALS := $(filter $(addprefix $(RESULTS)/%.,md json gp svg html),$(MAKECMDGOALS))
 RESULT_KEYS := $(sort $(filter-out compare_%,$(basename $(notdir $(RESULT_GOALS)))))
 COMPARE_KEYS := $(sort $(filter compare_%,$(basename $(notdir $(RESULT_GOALS)))))
 LADDERS := $(if $(RESULT_KEYS),$(call ladders_of,$(RESULT_KEYS)))
 $(foreach k,$(RESULT_KEYS),$(if $(filter $(k)=!,$(LADDERS)),\
 	$(error $(RESULTS)/$(k): not a configuration key <N>n<G>g_b<B>_<fp32|tf32|amp|bf16|fp16>)))
-$(foreach k,$(RESULT_KEYS),$(eval $(call result_rule,$(k))))
-$(foreach k,$(COMPARE_KEYS),$(eval $(call compare_rule,$(patsubst compare_%,%,$(k)))))
+$(foreach k,$(RESULT_KEYS),$(eval $(call result_rule,$(k)))$(eval $(call plot_rule,$(k))))
+$(foreach k,$(COMPARE_KEYS),$(eval $(call compare_rule,$(patsubst compare_%,%,$(k))))\
+	$(eval $(call compare_plot_rule,$(patsubst compare_%,%,$(k)))))
 ifeq ($(DLPERF_TREE),)
 $(foreach k,$(sort $(foreach k,$(RESULT_KEYS),$(call ladder_from,$(k),$(LADDERS)))),\
 	$(eval $(call run_rule,$(k))))

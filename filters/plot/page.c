@@ -1,0 +1,257 @@
+/*
+ * page.c — plot -s page: one self-contained HTML page of a result (no
+ * script, no file or address outside it): the table (table's markdown,
+ * -t, as HTML), the plot (gnuplot's SVG, -g, inline), the noise marks of
+ * each configuration, the environment the runs recorded, and how the
+ * figures were computed.
+ */
+#include "plot.h"
+
+#include "../formats/formats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Above this, a configuration is marked noisy: the 95 % CI's half-width
+ * (or, without CIs, the spread max - min) as a % of the median. */
+#define NOISY_PCT 5.0
+
+static void put_html(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && s[i]; i++) {
+		switch (s[i]) {
+		case '&':
+			fputs("&amp;", stdout);
+			break;
+		case '<':
+			fputs("&lt;", stdout);
+			break;
+		case '>':
+			fputs("&gt;", stdout);
+			break;
+		case '"':
+			fputs("&quot;", stdout);
+			break;
+		default:
+			putchar(s[i]);
+		}
+	}
+}
+
+static void esc(const char *s)
+{
+	put_html(s, strlen(s));
+}
+
+/* One markdown table row "| a | b |" as <tr> of cells of tag. */
+static void md_row(const char *line, const char *tag)
+{
+	const char *p = line + 1;
+
+	fputs("<tr>", stdout);
+	while (*p) {
+		const char *end = strchr(p, '|');
+		if (!end)
+			break;
+		const char *a = p, *b = end;
+		while (a < b && *a == ' ')
+			a++;
+		while (b > a && b[-1] == ' ')
+			b--;
+		printf("<%s>", tag);
+		put_html(a, (size_t)(b - a));
+		printf("</%s>", tag);
+		p = end + 1;
+	}
+	fputs("</tr>\n", stdout);
+}
+
+/* table's markdown: "## " headings, "|" tables (a header row, then the
+ * "| --- |" row, then the body), other lines as paragraphs. */
+static void markdown(const char *path)
+{
+	struct input in;
+	int rows = -1; /* -1: not in a table; else rows of it so far */
+
+	input_open(&in, path);
+	while (input_line(&in)) {
+		const char *l = in.line;
+		if (l[0] == '|') {
+			if (rows < 0)
+				fputs("<table>\n", stdout);
+			rows++;
+			if (rows == 1 && strstr(l, "---"))
+				continue;
+			md_row(l, rows == 0 ? "th" : "td");
+			continue;
+		}
+		if (rows >= 0)
+			fputs("</table>\n", stdout);
+		rows = -1;
+		if (strncmp(l, "## ", 3) == 0) {
+			fputs("<h3>", stdout);
+			esc(l + 3);
+			fputs("</h3>\n", stdout);
+		} else if (l[0]) {
+			fputs("<p>", stdout);
+			esc(l);
+			fputs("</p>\n", stdout);
+		}
+	}
+	if (rows >= 0)
+		fputs("</table>\n", stdout);
+	if (in.lineno == 0)
+		die("%s: empty table", path);
+	input_close(&in);
+}
+
+/* gnuplot's SVG from its <svg element on (the XML declaration and doctype
+ * do not belong inside HTML). */
+static void svg_inline(const char *path)
+{
+	struct input in;
+	int in_svg = 0;
+
+	input_open(&in, path);
+	while (input_line(&in)) {
+		char *s = in_svg ? in.line : strstr(in.line, "<svg");
+		if (!s)
+			continue;
+		in_svg = 1;
+		printf("%s\n", s);
+	}
+	input_close(&in);
+	if (!in_svg)
+		die("%s: no <svg element (not gnuplot's SVG)", path);
+}
+
+static void noise(const struct plotdata *d)
+{
+	printf("<table>\n<tr><th>framework</th><th>configuration</th><th>runs</th>"
+	       "<th>min .. max</th>%s<th>mark</th></tr>\n",
+	       d->stats ? "<th>95 % CI of the mean</th><th>CV</th><th>outlier runs</th>" : "");
+	for (size_t s = 0; s < d->nseries; s++)
+		for (size_t i = 0; i < d->series[s].npts; i++) {
+			const struct point *p = &d->series[s].pts[i];
+			double width = d->stats && p->ci_lo >= 0 ? (p->ci_hi - p->ci_lo) / 2
+								 : p->max - p->min;
+			double pct = width / p->median * 100;
+			printf("<tr><td>");
+			esc(framework_display(d->series[s].framework));
+			printf("</td><td>%ldn%ldg</td><td>%ld</td><td>%.2f .. %.2f</td>", p->nodes,
+			       p->gpus, p->n, p->min, p->max);
+			if (d->stats) {
+				if (p->ci_lo >= 0)
+					printf("<td>%.2f .. %.2f</td>", p->ci_lo, p->ci_hi);
+				else
+					printf("<td>-</td>");
+				if (p->cv >= 0)
+					printf("<td>%.2f %%</td>", p->cv);
+				else
+					printf("<td>-</td>");
+				printf("<td>%s</td>", p->outliers[0] ? p->outliers : "-");
+			}
+			printf("<td class=\"%s\">",
+			       pct > NOISY_PCT || p->outliers[0] ? "bad" : "ok");
+			if (d->stats && p->ci_lo < 0)
+				printf("too few runs for an interval");
+			else if (pct > NOISY_PCT)
+				printf("noisy: %s %.1f %% of the median", d->stats ? "±" : "spread",
+				       pct);
+			else
+				printf("%s %.1f %%", d->stats ? "±" : "spread", pct);
+			if (p->outliers[0])
+				printf("; outliers");
+			printf("</td></tr>\n");
+		}
+	printf("</table>\n<p>A configuration is marked noisy when %s exceeds %.0f %% of its "
+	       "median%s.</p>\n",
+	       d->stats ? "the half-width of the 95 % confidence interval of its mean"
+			: "the spread of its runs (max - min)",
+	       NOISY_PCT, d->stats ? ", or has outlier runs (median flags them)" : "");
+}
+
+/* Items whose value may differ between runs and nodes without a cause. */
+static int varies(const char *name)
+{
+	return strncmp(name, "load", 4) == 0 || strcmp(name, "hostname") == 0 ||
+	       strstr(name, "bus_id") != NULL;
+}
+
+static void environment(const struct plotdata *d)
+{
+	if (d->nenv == 0) {
+		printf("<p>No environment lines in the logs: the machine was not recorded.</p>\n");
+		return;
+	}
+	printf("<table>\n<tr><th>item</th><th>value</th><th>lines</th><th></th></tr>\n");
+	for (size_t i = 0; i < d->nenv;) {
+		size_t first = i, n = env_find(d, d->env[i].name, &first);
+		for (size_t j = first; j < first + n; j++) {
+			printf("<tr><td>");
+			esc(d->env[j].name);
+			printf("</td><td>");
+			esc(d->env[j].value);
+			printf("</td><td>%ld</td><td%s>%s</td></tr>\n", d->env[j].count,
+			       n > 1 && !varies(d->env[j].name) ? " class=\"bad\"" : "",
+			       n > 1 && !varies(d->env[j].name) ? "differs between runs" : "");
+		}
+		i = first + n;
+	}
+	printf("</table>\n<p>One line per value: lines counts the runs and nodes that "
+	       "recorded it. Load, host names and bus ids may differ between runs and nodes; "
+	       "any other item that differs is marked.</p>\n");
+}
+
+static void method(const struct plotdata *d)
+{
+	if (d->dlperf) {
+		printf("<p>DLPerf's own methods (<code>COMPAT=dlperf</code>, doc/dlperf.md): each "
+		       "run's throughput by DLPerf's window and method for its log format, the "
+		       "median and mean of the runs rounded as DLPerf rounds them, speedup = median "
+		       "÷ the 1n1g median, efficiency = speedup ÷ devices.</p>\n");
+		return;
+	}
+	printf("<p>Each run: samples/s = the samples of the timed iterations ÷ their elapsed "
+	       "time, after the warm-up (the log format's window, doc/formats.md). Each "
+	       "configuration: the median of its n runs (samples/s in the table and the plot), "
+	       "their mean, min and max%s. Speedup = median ÷ the 1n1g median of the same "
+	       "framework, batch and precision%s; efficiency = speedup ÷ devices; the ideal line "
+	       "is the 1n1g median × devices.</p>\n",
+	       d->stats ? "; the 95 % confidence interval of the mean (Student's t), the "
+			  "coefficient of variation (sd ÷ mean) and the outlier runs"
+			: "",
+	       d->stats ? ", its error bar the two intervals propagated" : "");
+	printf("<p>The plot is drawn by gnuplot from the script beside this page (.gp, its data "
+	       "inline); error bars: %s.</p>\n",
+	       d->stats ? "95 % CI of the mean" : "min .. max of the runs");
+}
+
+void page_write(const struct plotdata *d, const char *title, const char *table_md, const char *svg)
+{
+	printf("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	       "<title>dlbench: ");
+	esc(title);
+	printf("</title>\n<style>\n"
+	       "body { font-family: sans-serif; margin: 1.5em auto; max-width: 1140px; "
+	       "color: #222; background: #fff; }\n"
+	       "table { border-collapse: collapse; margin: 0.5em 0 1em; }\n"
+	       "th, td { border: 1px solid #bbb; padding: 0.2em 0.6em; text-align: right; }\n"
+	       "th { background: #eee; }\n"
+	       "td:first-child, th:first-child { text-align: left; }\n"
+	       ".bad { color: #a00; font-weight: bold; }\n"
+	       "svg { max-width: 100%%; height: auto; }\n"
+	       "</style>\n</head>\n<body>\n<h1>");
+	esc(title);
+	printf("</h1>\n<section id=\"table\">\n<h2>Table</h2>\n");
+	markdown(table_md);
+	printf("</section>\n<section id=\"plot\">\n<h2>Plot</h2>\n");
+	svg_inline(svg);
+	printf("</section>\n<section id=\"noise\">\n<h2>Noise</h2>\n");
+	noise(d);
+	printf("</section>\n<section id=\"environment\">\n<h2>Environment</h2>\n");
+	environment(d);
+	printf("</section>\n<section id=\"method\">\n<h2>How the figures were computed</h2>\n");
+	method(d);
+	printf("</section>\n</body>\n</html>\n");
+}

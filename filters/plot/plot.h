@@ -1,0 +1,77 @@
+/*
+ * plot.h — what plot's reader (series.c) hands its writers (main.c: the
+ * gnuplot script; page.c: the HTML page): the records grouped into one
+ * series a framework, in ladder order, the published series, and the
+ * environment meta lines.
+ */
+#ifndef DLBENCH_PLOT_H
+#define DLBENCH_PLOT_H
+
+#include "lib.h"
+
+/* Columns of speedup records: DLPerf's mode (and old records), and ours
+ * with the statistics of median (ci_lo ci_hi cv_pct outliers) and
+ * speedup (speedup_pm efficiency). */
+#define PLOT_NF_PLAIN 8
+#define PLOT_NF_STATS 14
+
+struct point {
+	long nodes, gpus, n;
+	double median, min, max;
+	double ci_lo, ci_hi, cv;    /* 95 % CI of the mean and CV %; < 0: none */
+	double speedup, speedup_pm; /* speedup_pm < 0: none */
+	double efficiency;          /* %, speedup / devices */
+	char outliers[64];          /* run numbers, "" when none or not known */
+};
+
+struct series {
+	char *framework;
+	long batch;
+	char prec[8];
+	struct point *pts; /* ladder order; pts[0] is 1n1g */
+	size_t npts, cap;
+};
+
+struct pubpoint {
+	long devices;
+	double speed, speedup; /* speedup 0: the file gives none */
+};
+
+/* One environment item (a "# env ... <name>=<value>" line), decoded, with
+ * the number of runs and nodes that gave this value. */
+struct envitem {
+	char *name, *value;
+	long count;
+};
+
+struct plotdata {
+	struct series *series;
+	size_t nseries;
+	struct pubpoint *pub;
+	size_t npub;
+	const char *pubname;
+	int stats;           /* the records carry CIs (PLOT_NF_STATS) */
+	int dlperf;          /* a "# mode=dlperf" line: DLPerf's methods */
+	struct envitem *env; /* sorted by name, then value */
+	size_t nenv;
+	char machine[256]; /* "" when no environment line names it */
+};
+
+/* Read the records of argv's files (stdin when none) into d; -s compare
+ * allows several frameworks; published (or NULL) is a -p file. Dies naming
+ * file and line on a bad record, and when the records hold no
+ * configuration, several batches or precisions, several frameworks without
+ * compare, or a series without its 1n1g point. */
+void plotdata_read(struct plotdata *d, int argc, char **argv, int compare, const char *published);
+void plotdata_free(struct plotdata *d);
+/* The values of the environment item name: the index of the first in
+ * d->env and the count of different values (0: not recorded). */
+size_t env_find(const struct plotdata *d, const char *name, size_t *first);
+
+/* main.c: the plot's title (and the page's), configuration and machine. */
+void plot_title(const struct plotdata *d, int compare, char *buf, size_t size);
+/* page.c: the HTML page of a result on stdout, from d, the table's markdown
+ * and the plot's SVG. */
+void page_write(const struct plotdata *d, const char *title, const char *table_md, const char *svg);
+
+#endif

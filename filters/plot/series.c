@@ -1,0 +1,301 @@
+/*
+ * series.c — plot's reader: speedup records (8 columns, or 14 with the
+ * statistics of median and speedup) into one series a framework (ladder
+ * order), the published file's points, the mode line and the environment
+ * meta lines ("# env framework=.. key=.. run=.. node=.. <name>=<value>",
+ * values percent-encoded), counted by name and value.
+ */
+#include "plot.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct series *series_of(struct plotdata *d, const struct medrec *r, size_t *cap)
+{
+	for (size_t i = 0; i < d->nseries; i++)
+		if (strcmp(d->series[i].framework, r->framework) == 0)
+			return &d->series[i];
+	d->series = xgrow(d->series, cap, d->nseries + 1, sizeof *d->series);
+	struct series *s = &d->series[d->nseries++];
+	memset(s, 0, sizeof *s);
+	s->framework = xstrdup(r->framework);
+	s->batch = r->key.batch;
+	memcpy(s->prec, r->key.prec, sizeof s->prec);
+	return s;
+}
+
+static void add_point(struct series *s, const struct point *p)
+{
+	size_t j = s->npts++;
+
+	s->pts = xgrow(s->pts, &s->cap, s->npts, sizeof *s->pts);
+	/* Insertion in ladder order: devices, then nodes. */
+	while (j > 0) {
+		const struct point *q = &s->pts[j - 1];
+		long dp = p->nodes * p->gpus, dq = q->nodes * q->gpus;
+		if (dq < dp || (dq == dp && q->nodes <= p->nodes))
+			break;
+		s->pts[j] = s->pts[j - 1];
+		j--;
+	}
+	s->pts[j] = *p;
+}
+
+/* Field i: a number (> 0 when positive is set), or -1 for "-". */
+static double num_or_none(struct input *in, int i, const char *what, int positive)
+{
+	return strcmp(in->f[i], "-") == 0 ? -1 : record_num(in, i, what, positive);
+}
+
+/* The record just read as a point: 8 columns (speedup last) or 14. */
+static void point_of(struct input *in, const struct medrec *r, struct point *p)
+{
+	int stats = in->nf == PLOT_NF_STATS;
+
+	memset(p, 0, sizeof *p);
+	p->nodes = r->key.nodes;
+	p->gpus = r->key.gpus;
+	p->n = r->n;
+	p->median = r->median;
+	p->min = r->min;
+	p->max = r->max;
+	p->ci_lo = p->ci_hi = p->cv = p->speedup_pm = -1;
+	p->speedup = record_num(in, stats ? 11 : MEDREC_NF, "speedup", 1);
+	p->efficiency = p->speedup / (double)(p->nodes * p->gpus) * 100;
+	if (!stats)
+		return;
+	p->ci_lo = num_or_none(in, 7, "ci_lo", 0);
+	p->ci_hi = num_or_none(in, 8, "ci_hi", 0);
+	if ((p->ci_lo < 0) != (p->ci_hi < 0) || p->ci_lo > p->ci_hi)
+		record_die(in, "ci_lo..ci_hi '%s'..'%s' is not an interval", in->f[7], in->f[8]);
+	p->cv = num_or_none(in, 9, "cv_pct", 0);
+	if (strcmp(in->f[10], "-") != 0) {
+		size_t len = strlen(in->f[10]);
+		if (strspn(in->f[10], "0123456789,") != len || len >= sizeof p->outliers)
+			record_die(in, "outliers '%s' are not run numbers", in->f[10]);
+		memcpy(p->outliers, in->f[10], len + 1);
+	}
+	p->speedup_pm = num_or_none(in, 12, "speedup_pm", 0);
+	p->efficiency = record_num(in, 13, "efficiency", 1) * 100;
+}
+
+static int hex(int c)
+{
+	return c >= '0' && c <= '9'   ? c - '0'
+	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+				      : -1;
+}
+
+/* "%XX" decoded in place (launch percent-encodes blanks, '=', '%' and
+ * control bytes); a control byte stays encoded. */
+static void decode(char *s)
+{
+	char *w = s;
+
+	for (const char *r = s; *r; r++) {
+		int hi = r[0] == '%' ? hex(r[1]) : -1, lo = hi >= 0 ? hex(r[2]) : -1;
+		if (lo >= 0 && hi * 16 + lo >= ' ' && hi * 16 + lo != 127) {
+			*w++ = (char)(hi * 16 + lo);
+			r += 2;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+}
+
+/* An environment meta line: its item counted. Other meta lines: nothing. */
+static void env_from(struct plotdata *d, const char *line, size_t *cap)
+{
+	char *copy = xstrdup(line), *save = NULL, *tok;
+
+	strtok_r(copy, " \t", &save);
+	tok = strtok_r(NULL, " \t", &save);
+	if (!tok || strcmp(tok, "env") != 0)
+		tok = NULL;
+	while (tok && (tok = strtok_r(NULL, " \t", &save))) {
+		char *eq = strchr(tok, '=');
+		if (!eq || eq == tok)
+			continue;
+		*eq = '\0';
+		if (!strcmp(tok, "framework") || !strcmp(tok, "key") || !strcmp(tok, "run") ||
+		    !strcmp(tok, "node"))
+			continue;
+		decode(eq + 1);
+		size_t i = 0;
+		while (i < d->nenv &&
+		       (strcmp(d->env[i].name, tok) != 0 || strcmp(d->env[i].value, eq + 1) != 0))
+			i++;
+		if (i == d->nenv) {
+			d->env = xgrow(d->env, cap, d->nenv + 1, sizeof *d->env);
+			d->env[d->nenv++] = (struct envitem){xstrdup(tok), xstrdup(eq + 1), 0};
+		}
+		d->env[i].count++;
+	}
+	free(copy);
+}
+
+static int cmp_env(const void *a, const void *b)
+{
+	const struct envitem *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : strcmp(x->value, y->value);
+}
+
+size_t env_find(const struct plotdata *d, const char *name, size_t *first)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nenv; i++)
+		if (strcmp(d->env[i].name, name) == 0 && n++ == 0)
+			*first = i;
+	return n;
+}
+
+/* "<hostname> (<cpu_model>, <gpus> × <gpu0.name>)", from what is there;
+ * the most frequent value of each (the page flags the others). */
+static const char *env_main(const struct plotdata *d, const char *name)
+{
+	size_t first = 0, n = env_find(d, name, &first), best = first;
+
+	for (size_t i = first; i < first + n; i++)
+		if (d->env[i].count > d->env[best].count)
+			best = i;
+	return n ? d->env[best].value : NULL;
+}
+
+static void name_machine(struct plotdata *d)
+{
+	const char *host = env_main(d, "hostname"), *cpu = env_main(d, "cpu_model");
+	const char *gpu = env_main(d, "gpu0.name"), *gpus = env_main(d, "gpus");
+	char what[200] = "";
+
+	if (cpu && gpu)
+		snprintf(what, sizeof what, "%s, %s × %s", cpu, gpus ? gpus : "1", gpu);
+	else if (cpu || gpu)
+		snprintf(what, sizeof what, "%s", cpu ? cpu : gpu);
+	if (host && what[0])
+		snprintf(d->machine, sizeof d->machine, "%s (%s)", host, what);
+	else if (host || what[0])
+		snprintf(d->machine, sizeof d->machine, "%s", host ? host : what);
+}
+
+static void read_published(struct plotdata *d, const char *path)
+{
+	struct input in;
+	struct key k;
+	size_t cap = 0;
+	const struct series *s = &d->series[0];
+
+	d->pubname = path;
+	input_open(&in, path);
+	while (input_record(&in)) {
+		if (in.meta)
+			continue;
+		record_expect(&in, 4);
+		if (key_parse(in.f[1], &k) != 0)
+			record_die(&in, "key '%s' is not <N>n<G>g_b<B>_<prec>", in.f[1]);
+		double speed = record_num(&in, 2, "samples_per_s", 1);
+		double speedup = 0;
+		if (strcmp(in.f[3], "-") != 0)
+			speedup = record_num(&in, 3, "speedup", 1);
+		if (strcmp(in.f[0], s->framework) != 0 || k.batch != s->batch ||
+		    strcmp(k.prec, s->prec) != 0)
+			continue;
+		for (size_t i = 0; i < d->npub; i++)
+			if (d->pub[i].devices == k.nodes * k.gpus)
+				record_die(&in, "a second figure for %ld devices",
+					   k.nodes * k.gpus);
+		d->pub = xgrow(d->pub, &cap, d->npub + 1, sizeof *d->pub);
+		d->pub[d->npub++] = (struct pubpoint){k.nodes * k.gpus, speed, speedup};
+	}
+	input_close(&in);
+	if (d->npub == 0)
+		die("%s: no figure of %s b%ld %s", path, s->framework, s->batch, s->prec);
+	/* Ladder order (devices). */
+	for (size_t i = 1; i < d->npub; i++)
+		for (size_t j = i; j > 0 && d->pub[j].devices < d->pub[j - 1].devices; j--) {
+			struct pubpoint t = d->pub[j];
+			d->pub[j] = d->pub[j - 1];
+			d->pub[j - 1] = t;
+		}
+}
+
+/* The record just read, checked against those before it. */
+static void add_record(struct plotdata *d, struct input *in, int compare, size_t *cap)
+{
+	struct medrec r;
+	struct point p;
+
+	if (in->nf != PLOT_NF_PLAIN && in->nf != PLOT_NF_STATS)
+		record_die(in, "%d fields, expected %d or %d (speedup records)", in->nf,
+			   PLOT_NF_PLAIN, PLOT_NF_STATS);
+	if (d->nseries && (in->nf == PLOT_NF_STATS) != d->stats)
+		record_die(in, "%d fields after records of %d", in->nf,
+			   d->stats ? PLOT_NF_STATS : PLOT_NF_PLAIN);
+	d->stats = in->nf == PLOT_NF_STATS;
+	medrec_parse(in, in->nf, &r);
+	point_of(in, &r, &p);
+	if (d->nseries &&
+	    (r.key.batch != d->series[0].batch || strcmp(r.key.prec, d->series[0].prec) != 0))
+		record_die(in, "%s: one batch and precision to a plot, not b%ld %s and b%ld %s",
+			   r.keytext, d->series[0].batch, d->series[0].prec, r.key.batch,
+			   r.key.prec);
+	if (!compare && d->nseries && strcmp(r.framework, d->series[0].framework) != 0)
+		record_die(in, "a second framework, %s after %s (-s compare takes several)",
+			   r.framework, d->series[0].framework);
+	struct series *s = series_of(d, &r, cap);
+	for (size_t i = 0; i < s->npts; i++)
+		if (s->pts[i].nodes == r.key.nodes && s->pts[i].gpus == r.key.gpus)
+			record_die(in, "duplicate configuration %s %s", r.framework, r.keytext);
+	add_point(s, &p);
+	free(r.field[0]);
+}
+
+void plotdata_read(struct plotdata *d, int argc, char **argv, int compare, const char *published)
+{
+	struct input in;
+	size_t cap = 0, capenv = 0;
+
+	memset(d, 0, sizeof *d);
+	FOREACH_INPUT(in, argc, argv)
+		while (input_record(&in)) {
+			if (!in.meta)
+				add_record(d, &in, compare, &cap);
+			else if (meta_mode(&in, d->nseries > 0))
+				d->dlperf = 1;
+			else
+				env_from(d, in.line, &capenv);
+		}
+	if (d->nseries == 0)
+		die("no records to plot");
+	for (size_t i = 0; i < d->nseries; i++) {
+		const struct point *p = &d->series[i].pts[0];
+		if (p->nodes != 1 || p->gpus != 1)
+			die("%s b%ld %s: no 1n1g record (the ideal line and efficiency start there)",
+			    d->series[i].framework, d->series[i].batch, d->series[i].prec);
+	}
+	if (d->nenv)
+		qsort(d->env, d->nenv, sizeof *d->env, cmp_env);
+	name_machine(d);
+	if (published)
+		read_published(d, published);
+}
+
+void plotdata_free(struct plotdata *d)
+{
+	for (size_t i = 0; i < d->nseries; i++) {
+		free(d->series[i].framework);
+		free(d->series[i].pts);
+	}
+	for (size_t i = 0; i < d->nenv; i++) {
+		free(d->env[i].name);
+		free(d->env[i].value);
+	}
+	free(d->series);
+	free(d->pub);
+	free(d->env);
+	memset(d, 0, sizeof *d);
+}

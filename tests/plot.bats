@@ -1,0 +1,212 @@
+#!/usr/bin/env bats
+# plot: speedup records -> a gnuplot script (data inline) -> gnuplot's SVG;
+# plot -s page -> the HTML page, opened in headless Chromium.
+# fixtures/plot/plain.tsv: DLPerf's NGC PyTorch AMP medians as 8-column
+# speedup records; stats.tsv: 14-column records (CIs, CV, outliers,
+# speedup_pm, efficiency) with environment lines; stats.md: a table.
+
+bats_require_minimum_version 1.5.0
+load helper
+
+P="$FIXTURES/plot"
+
+setup() {
+	common_setup
+	T=$BATS_TEST_TMPDIR
+}
+
+# draw GP: gnuplot GP > GP's .svg, nothing on stderr, a valid XML document.
+draw() {
+	run -0 --separate-stderr gnuplot "$1"
+	[ -z "$stderr" ] || { echo "gnuplot: $stderr"; false; }
+	printf '%s\n' "$output" > "${1%.gp}.svg"
+	xmllint --noout "${1%.gp}.svg"
+}
+
+# "x y" of each point (<use>) of the plot element ID (gnuplot_plot_<n><panel>).
+points() {
+	xmllint --xpath "//*[@id='$2']//*[local-name()='use']/@transform" "$1" |
+		sed -nE 's/.*translate\(([0-9.]+),([0-9.]+)\).*/\1 \2/p'
+}
+
+# The left panel's frame: "left bottom" (border 3: the axes' corner).
+corner() {
+	grep -oE "d='M([0-9.]+),[0-9.]+ L\1,[0-9.]+ L" "$1" | head -1 |
+		sed -E "s/d='M([0-9.]+),[0-9.]+ L[0-9.]+,([0-9.]+) L/\1 \2/"
+}
+
+# The data points of a line (the path after the key's sample): "x y" a line.
+line_points() {
+	xmllint --xpath "string((//*[@id='$2']//*[local-name()='path'])[1]/@d)" "$1" |
+		tr -s ' \n\t' '\n' | awk '/^M/ { m++ } m == 2' | tr -d 'ML' | tr ',' ' '
+}
+
+# Points inside the frame (below its bottom is the key).
+in_frame() {
+	awk -v b="$2" '$2 <= b' <<<"$1"
+}
+
+@test "one point per configuration, in ladder order, and the ideal line is the 1n1g figure per device" {
+	run -0 plot "$P/plain.tsv"
+	printf '%s\n' "$output" > "$T/p.gp"
+	# The data: devices and the ideal samples/s (1n1g median x devices).
+	got=$(awk '/^\$d1 << EOD/ { on = 1; next } /^EOD/ { on = 0 } on { print $1, $4, $11 }' "$T/p.gp")
+	[ "$got" = "1 802.90 802.90
+4 3137.44 3211.60
+8 6154.66 6423.20
+16 11991.94 12846.40
+32 22551.16 25692.80" ]
+	draw "$T/p.gp"
+	read -r left bottom < <(corner "$T/p.svg")
+	# gnuplot_plot_2a: the measured series; 5 configurations, 5 points.
+	pts=$(in_frame "$(points "$T/p.svg" gnuplot_plot_2a)" "$bottom")
+	[ "$(wc -l <<<"$pts")" -eq 5 ]
+	# gnuplot_plot_1a: the ideal line. It starts on the 1n1g point, and every
+	# point of it lies on the line from the axes' origin (0 devices, 0
+	# samples/s) through that point: slope = the 1n1g figure per device.
+	ideal=$(line_points "$T/p.svg" gnuplot_plot_1a)
+	[ "$(wc -l <<<"$ideal")" -eq 5 ]
+	[ "$(head -1 <<<"$ideal")" = "$(head -1 <<<"$pts")" ]
+	awk -v x0="$left" -v y0="$bottom" 'NR == 1 { s = (y0 - $2) / ($1 - x0) }
+		{ r = (y0 - $2) / ($1 - x0) / s; if (r < 0.995 || r > 1.005) bad = 1 }
+		END { exit bad }' <<<"$ideal"
+	# The measured 4n8g point lies below the ideal one (87.8 % efficiency).
+	[ "$(tail -1 <<<"$pts" | cut -d' ' -f2 | cut -d. -f1)" -gt \
+		"$(tail -1 <<<"$ideal" | cut -d' ' -f2 | cut -d. -f1)" ]
+}
+
+@test "the slope check fails on a line that is not through the origin" {
+	ideal=$'110 350\n210 250\n410 100'
+	run -1 awk -v x0=100 -v y0=360 'NR == 1 { s = (y0 - $2) / ($1 - x0) }
+		{ r = (y0 - $2) / ($1 - x0) / s; if (r < 0.995 || r > 1.005) bad = 1 }
+		END { exit bad }' <<<"$ideal"
+}
+
+@test "the published figures are a second series, on both panels" {
+	plot -p "$ROOT/data/dlperf/ngc-pytorch_amp_b256_dynamic.tsv" "$P/plain.tsv" > "$T/p.gp"
+	grep -q '^\$pub << EOD' "$T/p.gp"
+	grep -q 'title "published"' "$T/p.gp"
+	draw "$T/p.gp"
+	read -r left bottom < <(corner "$T/p.svg")
+	[ "$(in_frame "$(points "$T/p.svg" gnuplot_plot_3a)" "$bottom" | wc -l)" -eq 5 ]
+	# Right panel: ideal, speedup, efficiency, published speedup.
+	[ "$(points "$T/p.svg" gnuplot_plot_4b | wc -l)" -eq 6 ]
+}
+
+@test "error bars: min..max of the runs from 8 columns, the 95 % CI from 14" {
+	plot "$P/plain.tsv" > "$T/p.gp"
+	grep -q 'bars min..max of the runs' "$T/p.gp"
+	[ "$(awk '/^\$d1 << EOD/ { getline; print $5, $6 }' "$T/p.gp")" = "793.90 803.69" ]
+	plot "$P/stats.tsv" > "$T/s.gp"
+	grep -q 'bars 95 % CI of the mean of the runs' "$T/s.gp"
+	got=$(awk '/^\$d1 << EOD/ { on = 1; next } /^EOD/ { on = 0 } on { print $5, $6, $8, $9, $10 }' "$T/s.gp")
+	# n = 1: no interval, a bar of no length; efficiency from the records.
+	[ "$got" = "95.00 106.00 0.94 1.06 100.0
+130.00 172.00 1.30 1.70 75.0
+200.00 200.00 2.00 2.00 50.0" ]
+	draw "$T/s.gp"
+}
+
+@test "the title names configuration and machine, decoded from the environment lines" {
+	run -0 plot "$P/stats.tsv"
+	[[ "$output" == *'multiplot layout 1,2 title "bench b16 fp32 on box1 (AMD EPYC 7B13)"'* ]]
+	run -0 plot "$P/plain.tsv"
+	[[ "$output" == *'title "NGC PyTorch b256 amp on dgx-1"'* ]]
+	run -0 bash -c "grep -v '^#' '$P/plain.tsv' | plot"
+	[[ "$output" == *'title "NGC PyTorch b256 amp on a machine not recorded in the logs"'* ]]
+	grep -q 'set xlabel "devices (nodes × devices per node)"' <<<"$output"
+	grep -q 'set ylabel "throughput (samples/s)"' <<<"$output"
+	grep -q 'set y2label "scaling efficiency (%, speedup / devices)"' <<<"$output"
+}
+
+@test "compare: one series a framework, side by side" {
+	sed 's/^ngc-pytorch/oneflow/' "$P/plain.tsv" | grep -v '^#' > "$T/of.tsv"
+	plot -s compare "$P/plain.tsv" "$T/of.tsv" > "$T/c.gp"
+	grep -q '^\$d2 << EOD' "$T/c.gp"
+	grep -q 'frameworks side by side' "$T/c.gp"
+	draw "$T/c.gp"
+	read -r left bottom < <(corner "$T/c.svg")
+	[ "$(in_frame "$(points "$T/c.svg" gnuplot_plot_1a)" "$bottom" | wc -l)" -eq 5 ]
+	[ "$(in_frame "$(points "$T/c.svg" gnuplot_plot_2a)" "$bottom" | wc -l)" -eq 5 ]
+}
+
+@test "bad input: one line naming the file and what is wrong, exit 1" {
+	sed 's/^ngc-pytorch/oneflow/' "$P/plain.tsv" | grep -v '^#' > "$T/of.tsv"
+	run -1 plot "$P/plain.tsv" "$T/of.tsv"
+	[ "$output" = "plot: $T/of.tsv:1: a second framework, oneflow after ngc-pytorch (-s compare takes several)" ]
+	grep -v 1n1g "$P/plain.tsv" > "$T/no-base.tsv"
+	run -1 plot "$T/no-base.tsv"
+	[ "$output" = "plot: ngc-pytorch b256 amp: no 1n1g record (the ideal line and efficiency start there)" ]
+	printf 'x\t1n1g_b16_fp32\t1\n' > "$T/short.tsv"
+	run -1 plot "$T/short.tsv"
+	[ "$output" = "plot: $T/short.tsv:1: 3 fields, expected 8 or 14 (speedup records)" ]
+	sed 's/_b256_amp\t802/_b128_amp\t802/' "$P/plain.tsv" > "$T/mixed.tsv"
+	run -1 plot "$T/mixed.tsv"
+	[[ "$output" == "plot: $T/mixed.tsv:3: 1n4g_b256_amp: one batch and precision to a plot"* ]]
+	run -2 plot -s page "$P/plain.tsv"
+	[ "${lines[0]}" = "plot: -s page needs -t table.md and -g plot.svg" ]
+}
+
+@test "main runs again in one process: same bytes twice" {
+	a=$(plot "$P/stats.tsv")
+	b=$(plot "$P/stats.tsv")
+	[ "$a" = "$b" ]
+}
+
+@test "the page: table, the SVG inline, noise marks, environment, method; nothing outside it" {
+	plot "$P/stats.tsv" > "$T/s.gp"
+	draw "$T/s.gp"
+	run -0 plot -s page -t "$P/stats.md" -g "$T/s.svg" "$P/stats.tsv"
+	printf '%s\n' "$output" > "$T/s.html"
+	[ "${lines[0]}" = "<!DOCTYPE html>" ]
+	grep -q '<td>1</td><td>2</td><td>16</td><td>150.00</td>' "$T/s.html"
+	[ "$(grep -c '<svg' "$T/s.html")" -eq 1 ]
+	! grep -q '<?xml' "$T/s.html" || false
+	grep -q 'id="gnuplot_plot_2a"' "$T/s.html"
+	grep -q '<td>1n2g</td><td>3</td><td>140.00 .. 160.00</td><td>130.00 .. 172.00</td><td>6.60 %</td><td>3</td><td class="bad">noisy: ± 14.0 % of the median; outliers</td>' "$T/s.html"
+	grep -q '<td>1n1g</td>.*<td class="bad">noisy: ± 5.5 % of the median</td>' "$T/s.html"
+	grep -q 'too few runs for an interval' "$T/s.html"
+	# Environment: decoded, and a CPU model that differs between runs marked.
+	grep -q '<td>cpu_model</td><td>Intel Xeon = 100%</td><td>1</td><td class="bad">differs between runs</td>' "$T/s.html"
+	grep -q '<td>load1</td><td>0.50</td><td>1</td><td></td>' "$T/s.html"
+	grep -q "95 % confidence interval of the mean (Student's t)" "$T/s.html"
+	# Self-contained: no script, nothing fetched (an xmlns names, it fetches nothing).
+	! grep -qiE '<script|<link|<img|<iframe|src=|url\(|@import' "$T/s.html" || false
+	! grep -oE '(href|src)="[^#"][^"]*"' "$T/s.html" | grep -q . || false
+}
+
+@test "the page renders in headless Chromium: not blank, the plot drawn, no console message" {
+	command -v chromium >/dev/null || { echo "chromium is missing: make test-deps installs it"; false; }
+	plot "$P/stats.tsv" > "$T/s.gp"
+	draw "$T/s.gp"
+	plot -s page -t "$P/stats.md" -g "$T/s.svg" "$P/stats.tsv" > "$T/s.html"
+	browse() { # page: the DOM on stdout, the console on $T/console, a screenshot $T/shot.png
+		timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+			--user-data-dir="$T/profile" --enable-logging=stderr --v=0 \
+			--window-size=1200,900 "$@" 2>>"$T/console"
+	}
+	: > "$T/console"
+	browse --screenshot="$T/shot.png" "file://$T/s.html" >/dev/null
+	run -0 browse --dump-dom "file://$T/s.html"
+	[[ "$output" == *'<svg'*'id="gnuplot_plot_2a"'* ]]
+	[[ "$output" == *'<section id="environment">'* ]]
+	! grep ':CONSOLE' "$T/console" || false
+	# The screenshot's pixels through gnuplot (a PNG as x y r g b a): not
+	# blank, and the series' blue (#1f77b4) drawn.
+	gnuplot -e "set table '$T/px.txt'; plot '$T/shot.png' binary filetype=png with rgbimage"
+	dark=$(awk 'NF == 7 && $3 + $4 + $5 < 600 { n++ } END { print n + 0 }' "$T/px.txt")
+	blue=$(awk 'NF == 7 && $3 < 60 && $4 > 100 && $4 < 140 && $5 > 160 { n++ } END { print n + 0 }' "$T/px.txt")
+	echo "dark $dark blue $blue"
+	[ "$dark" -gt 5000 ] && [ "$blue" -gt 100 ]
+}
+
+@test "the browser check sees a console error and a blank page" {
+	command -v chromium >/dev/null || { echo "chromium is missing: make test-deps installs it"; false; }
+	printf '<!DOCTYPE html><html><body><script>console.error("boom")</script></body></html>\n' > "$T/bad.html"
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		--user-data-dir="$T/profile" --enable-logging=stderr --v=0 --window-size=1200,900 \
+		--screenshot="$T/shot.png" "file://$T/bad.html" 2>"$T/console" >/dev/null
+	grep -q ':CONSOLE.*"boom"' "$T/console"
+	gnuplot -e "set table '$T/px.txt'; plot '$T/shot.png' binary filetype=png with rgbimage"
+	[ "$(awk 'NF == 7 && $3 + $4 + $5 < 600 { n++ } END { print n + 0 }' "$T/px.txt")" -lt 5000 ]
+}
