@@ -147,3 +147,21 @@ make_dlperf_tree() {
 	# Serial runs alternate start, end, start, end …
 	run -0 awk 'NR % 2 == 1 && $1 != "start" || NR % 2 == 0 && $1 != "end" { bad = 1 } END { exit bad }' "$FAKE_SPANS"
 }
+
+@test "a ladder's plot and page: KEY.gp re-plots by hand to KEY.svg, KEY.html holds it; compare too" {
+	run -0 "${MK[@]}" "$T/results/1n2g_b16_fp32.html"
+	[ "$(sort "$FAKE_RUNS" | uniq -c | awk '{print $1, $2}')" = "2 1n1g_b16_fp32
+2 1n2g_b16_fp32" ]
+	r=$T/results/1n2g_b16_fp32
+	[ -f "$r.md" ] && [ -f "$r.gp" ]
+	xmllint --noout "$r.svg"
+	gnuplot "$r.gp" | cmp - "$r.svg"
+	grep -q 'title "fake b16 fp32 on ' "$r.gp"
+	grep -q '<svg' "$r.html" && grep -q '<section id="environment">' "$r.html"
+	! ls "$T"/results/*.tmp 2>/dev/null || false
+	: > "$FAKE_RUNS"
+	run -0 "${MK[@]}" "$T/results/compare_b16_fp32.svg"
+	[ ! -s "$FAKE_RUNS" ]
+	xmllint --noout "$T/results/compare_b16_fp32.svg"
+	grep -q 'frameworks side by side' "$T/results/compare_b16_fp32.gp"
+}
