@@ -4,6 +4,9 @@
 #   make results/4n8g_b128_fp32.md     the ladder 1n1g … 4n8g; runs only missing logs
 #   make results/4n8g_b128_fp32.json   the same as DLPerf's result JSON
 #   make results/compare_b128_fp32.md  every framework with logs, side by side
+#   make results/4n8g_b128_fp32.svg    the plot (gnuplot; .gp beside it re-plots)
+#   make results/4n8g_b128_fp32.html   one self-contained page: table, plot, noise,
+#                                      environment, method (compare_*.svg too)
 #   make test                          every Bats suite (installs what they need)
 #   make perf-roof | perf-cpu | perf-filters   the project's benchmarks (figures)
 #   make format | format-check         the one C and CUDA style
