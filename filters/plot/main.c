@@ -233,7 +233,6 @@ int main(int argc, char *argv[])
 		"  out: a gnuplot script with its data inline (gnuplot it > x.svg), or\n"
 		"       page: an HTML page with the table, the SVG inline, noise, environment";
 	opterr = 0;
-	optind = 1;
 	while ((ch = getopt(argc, argv, "s:p:t:g:")) != -1) {
 		switch (ch) {
 		case 's':
