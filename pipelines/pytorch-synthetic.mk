@@ -2,21 +2,28 @@
 # (pipelines/pytorch_synthetic.py), logged in bench's format, so that bench and
 # PyTorch stand side by side in results/compare_*.md on any machine.
 #
-# Debian's torch is seen by /usr/bin/python3 only (a pyenv python3 may come
-# first on PATH). jemalloc is preloaded when installed: with glibc malloc
-# PyTorch runs ~40 % slower here (page faults on large tensors).
-# Threads default to cores / processes on the node; more than one process
-# (mpirun's OMPI_COMM_WORLD_* or torchrun's env://) trains with DDP over gloo.
-
+# PyTorch at its best on this CPU, by construction: Debian's torch, seen by
+# /usr/bin/python3 only (a pyenv python3 may come first on PATH); jemalloc
+# preloaded with its pages kept (MALLOC_CONF below: with jemalloc's defaults
+# a 224 px step took 15 s instead of 1.8 s here, and glibc malloc costs
+# ~40 %); threads = cores / processes on the node; channels_last, the faster
+# layout at every size and precision measured here (doc/measurements.md;
+# PYTORCH_LAYOUT=nchw for the other). The script writes the settings in
+# effect into the log: "# settings allocator=... malloc_conf=... threads=...".
+# More than one process (mpirun's OMPI_COMM_WORLD_* or torchrun's env://)
+# trains with DDP over gloo.
 
 PYTORCH_PYTHON ?= /usr/bin/python3
 JEMALLOC ?= $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 \
 	/usr/lib/aarch64-linux-gnu/libjemalloc.so.2 /usr/lib/libjemalloc.so.2))
+PYTORCH_MALLOC_CONF ?= dirty_decay_ms:-1,muzzy_decay_ms:-1
+PYTORCH_LAYOUT ?= channels_last
 PYTORCH_SYNTHETIC_ITERS ?= 120
 PYTORCH_SYNTHETIC_FLAGS ?=
 
-pytorch-synthetic_CMD := env $(if $(JEMALLOC),LD_PRELOAD=$(JEMALLOC)) $(PYTORCH_PYTHON) \
-	$(CURDIR)/pipelines/pytorch_synthetic.py --batch {batch} --precision {precision} \
-	--iters $(PYTORCH_SYNTHETIC_ITERS) $(PYTORCH_SYNTHETIC_FLAGS)
+pytorch-synthetic_CMD := env $(if $(JEMALLOC),LD_PRELOAD=$(JEMALLOC) MALLOC_CONF=$(PYTORCH_MALLOC_CONF)) \
+	$(PYTORCH_PYTHON) $(CURDIR)/pipelines/pytorch_synthetic.py --batch {batch} \
+	--precision {precision} --iters $(PYTORCH_SYNTHETIC_ITERS) --layout $(PYTORCH_LAYOUT) \
+	$(PYTORCH_SYNTHETIC_FLAGS)
 pytorch-synthetic_DEPS := pipelines/pytorch_synthetic.py
 pytorch-synthetic_FORMAT := bench

@@ -16,9 +16,18 @@ RANK/WORLD_SIZE) trains data parallel with DistributedDataParallel over gloo;
 MASTER_ADDR defaults to the first of launch's DLBENCH_HOSTS, else 127.0.0.1 on
 one node. Diagnostics go to stderr.
 
-Run it with /usr/bin/python3 (Debian's torch) and jemalloc preloaded:
-LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 — glibc malloc costs
-PyTorch ~40 % here.
+PyTorch at its best on a CPU, by construction (Intel's and PyTorch's CPU
+performance guides): jemalloc preloaded with MALLOC_CONF
+dirty_decay_ms:-1,muzzy_decay_ms:-1 (jemalloc keeps its pages; without it
+a 224 px step costs 15 s instead of 1.8 s here, page faults), intra-op
+threads = cores / processes on the node, channels_last (faster than NCHW at
+every size and precision measured here, doc/measurements.md). When jemalloc
+is not preloaded the script runs itself again with it (--allocator system:
+glibc malloc). The settings in effect go into the log after the header:
+
+    # settings allocator=jemalloc malloc_conf=dirty_decay_ms:-1,muzzy_decay_ms:-1 threads=2 ...
+
+Run it with /usr/bin/python3 (Debian's torch).
 """
 import argparse
 import os
@@ -66,12 +75,51 @@ def parse_args():
     p.add_argument("--iters", type=positive_int(1, 10**7), default=120)
     p.add_argument("--threads", type=positive_int(1, 4096), default=None,
                    help="intra-op threads (default: cores / local processes)")
-    p.add_argument("--channels-last", action="store_true", help="NHWC memory format")
+    p.add_argument("--layout", choices=("nchw", "channels_last"), default="channels_last",
+                   help="memory format (channels_last: the faster here)")
+    p.add_argument("--channels-last", dest="layout", action="store_const",
+                   const="channels_last", help="the same as --layout channels_last")
+    p.add_argument("--allocator", choices=("jemalloc", "system"), default="jemalloc",
+                   help="jemalloc: preloaded, pages kept (the default); system: glibc malloc")
     p.add_argument("--seed", type=positive_int(0, 2**31 - 1), default=1)
     p.add_argument("--lr", type=nonneg_float, default=0.01)
     p.add_argument("--momentum", type=nonneg_float, default=0.9)
     p.add_argument("--weight-decay", type=nonneg_float, default=1e-4)
     return p.parse_args()  # exits 2 on a usage error
+
+
+JEMALLOC = ("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2",
+            "/usr/lib/aarch64-linux-gnu/libjemalloc.so.2", "/usr/lib/libjemalloc.so.2")
+KEEP_PAGES = "dirty_decay_ms:-1,muzzy_decay_ms:-1"
+
+
+def mapped_allocator():
+    """jemalloc when it is mapped into this process, else glibc."""
+    try:
+        with open("/proc/self/maps") as f:
+            return "jemalloc" if "libjemalloc" in f.read() else "glibc"
+    except OSError:
+        return "unknown"
+
+
+def best_allocator(args):
+    """Run again with jemalloc preloaded and its pages kept, unless it is
+    already so (or --allocator system). MALLOC_CONF given by the caller is
+    kept as it is, and logged."""
+    e = os.environ
+    if args.allocator == "system" or (mapped_allocator() == "jemalloc" and "MALLOC_CONF" in e):
+        return
+    if e.get("PYTORCH_SYNTHETIC_PRELOADED"):
+        die("jemalloc preloaded but not mapped (LD_PRELOAD=" + e.get("LD_PRELOAD", "") + ")")
+    lib = next((p for p in JEMALLOC if os.access(p, os.R_OK)), None)
+    if lib is None:
+        die("no libjemalloc.so.2 (apt-get install libjemalloc2), or give --allocator system")
+    if lib not in e.get("LD_PRELOAD", "").split(":"):
+        e["LD_PRELOAD"] = lib + (":" + e["LD_PRELOAD"] if e.get("LD_PRELOAD") else "")
+    e.setdefault("MALLOC_CONF", KEEP_PAGES)
+    e["PYTORCH_SYNTHETIC_PRELOADED"] = "1"
+    sys.stdout.flush()
+    os.execv(sys.executable, [sys.executable] + sys.argv)
 
 
 def dist_env():
@@ -112,6 +160,7 @@ def dist_env():
 
 def main():
     args = parse_args()
+    best_allocator(args)
     try:
         import torch
         import torch.distributed as dist
@@ -131,7 +180,7 @@ def main():
         die("--precision amp needs PyTorch built with oneDNN (mkldnn)")
 
     torch.manual_seed(args.seed + rank)
-    fmt = torch.channels_last if args.channels_last else torch.contiguous_format
+    fmt = torch.channels_last if args.layout == "channels_last" else torch.contiguous_format
     model = torchvision.models.resnet50(num_classes=args.classes).to(memory_format=fmt)
     model.train()
     x = torch.randn(args.batch, 3, args.image, args.image).to(memory_format=fmt)
@@ -147,15 +196,19 @@ def main():
     if world > 1:
         model = torch.nn.parallel.DistributedDataParallel(model)
 
+    amp = args.precision in ("amp", "bf16")
     if rank == 0:
         print(f"# bench model=resnet50 backend=pytorch-cpu nodes={world // lsize} "
               f"gpus_per_node={lsize} batch_per_device={args.batch} "
               f"precision={args.precision} image={args.image} data=synthetic", flush=True)
-        print(f"{PROG}: torch {torch.__version__}, {threads} threads, "
-              f"{'channels_last' if args.channels_last else 'NCHW'}, {world} process(es)",
-              file=sys.stderr)
+        print(f"# settings allocator={mapped_allocator()} "
+              f"malloc_conf={os.environ.get('MALLOC_CONF') or '-'} "
+              f"threads={torch.get_num_threads()} "
+              f"interop_threads={torch.get_num_interop_threads()} layout={args.layout} "
+              f"autocast={'bf16' if amp else 'none'} torch={torch.__version__}", flush=True)
+        print(f"{PROG}: torch {torch.__version__}, {threads} threads, {args.layout}, "
+              f"{world} process(es)", file=sys.stderr)
 
-    amp = args.precision in ("amp", "bf16")
     t0 = time.time()
     for it in range(1, args.iters + 1):
         opt.zero_grad(set_to_none=True)

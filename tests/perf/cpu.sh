@@ -2,14 +2,22 @@
 # tests/perf/cpu.sh — bench against PyTorch on this CPU (`make perf-cpu`).
 #
 # Runs, for batch 16 at 224 and 112 px, fp32 and amp (bf16): bin/bench and
-# pipelines/pytorch_synthetic.py (NCHW and channels_last, jemalloc preloaded,
-# the same threads), each REPEAT times, interleaved; bin/perf-roof measures the
+# pipelines/pytorch_synthetic.py (NCHW and channels_last, jemalloc preloaded
+# with MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1, the same threads), each
+# REPEAT times, interleaved; bin/perf-roof measures the
 # oneDNN convolution roof first. Prints a table on stdout: images/s (median
 # of the repeats, each from the iterations after the warm-up, see STAT),
 # bench's achieved GFLOP/s and its fraction of the roof, peak resident memory,
 # PyTorch's best layout; then bench's speed and memory targets against
-# PyTorch, each PASS or MISS.
+# PyTorch, each PASS or MISS. The settings of both go beside the table.
 # Logs are kept in LOGS. Progress goes to stderr.
+#
+# AGREE="112" (sizes; `make perf-agree`): at those sizes two more PyTorch
+# runs join each round, at the channels_last run's settings: the harness's
+# (HARNESS_CMD, the pytorch-synthetic pipeline's command as make expands it,
+# run by HARNESS_BIN/launch and measured by grep-iters | window over the
+# same iterations) and a plain loop outside the harness
+# (tests/perf/plain_torch.py); a second table puts the three side by side.
 #
 # Without AVX512_BF16 or AMX (oneDNN then has no bf16 convolution) the
 # default PRECISIONS is fp32 alone.
@@ -19,8 +27,10 @@
 # SIZES ("224 112"), PRECISIONS ("fp32 amp"), THREADS (all cores), BENCH
 # (bin/bench), PEAK (bin/perf-roof), PYTHON (/usr/bin/python3), JEMALLOC, LOGS
 # (build/perf-cpu), LAYOUTS ("nchw cl": PyTorch memory formats tried),
-# REPORT_ONLY (non-empty: run nothing, print the table from the complete logs
-# already in LOGS, e.g. of a run cut short).
+# MALLOC_CONF (dirty_decay_ms:-1,muzzy_decay_ms:-1), ROOF_FROM (a peak.txt of
+# an earlier run: its roof, not measured again), REPORT_ONLY (non-empty:
+# run nothing, print the table from the complete logs already in LOGS, e.g.
+# of a run cut short).
 set -eu -o pipefail
 export LC_ALL=C
 
@@ -33,9 +43,11 @@ THREADS=${THREADS:-$(nproc)} STAT=${STAT:-median}
 BENCH=${BENCH:-$root/bin/bench} PEAK=${PEAK:-$root/bin/perf-roof} PYTHON=${PYTHON:-/usr/bin/python3}
 JEMALLOC=${JEMALLOC:-/usr/lib/x86_64-linux-gnu/libjemalloc.so.2}
 LOGS=${LOGS:-$root/build/perf-cpu}
+MALLOC_CONF=${MALLOC_CONF:-dirty_decay_ms:-1,muzzy_decay_ms:-1} AGREE=${AGREE:-}
 TORCH_SCRIPT=$root/pipelines/pytorch_synthetic.py
 
 die() { echo "$prog: $*" >&2; exit 1; }
+has() { [[ " $1 " == *" $2 "* ]]; }
 case $STAT in median | mean) ;; *) echo "$prog: STAT=$STAT: want median or mean" >&2; exit 2 ;; esac
 for v in REPEAT ITERS WARMUP BATCH THREADS; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "$prog: $v=${!v}: not a positive integer" >&2; exit 2; }
@@ -43,6 +55,13 @@ done
 ((WARMUP < ITERS)) || { echo "$prog: WARMUP=$WARMUP must be below ITERS=$ITERS" >&2; exit 2; }
 [ -x "$BENCH" ] || die "$BENCH: not built (make bin/bench)"
 [ -x "$PEAK" ] || die "$PEAK: not built (make bin/perf-roof)"
+if [ -n "$AGREE" ]; then
+	for px in $AGREE; do has "$SIZES" "$px" || die "AGREE=$AGREE: $px is not in SIZES=$SIZES"; done
+	[ -n "${HARNESS_CMD:-}" ] || die "AGREE needs HARNESS_CMD (make perf-agree sets it)"
+	for t in launch grep-iters window; do
+		[ -x "${HARNESS_BIN:-}/$t" ] || die "AGREE needs HARNESS_BIN/$t (make perf-agree sets it)"
+	done
+fi
 have_torch=1
 "$PYTHON" -c 'import torch, torchvision' 2>/dev/null || {
 	have_torch=0
@@ -59,6 +78,7 @@ if [ -z "${REPORT_ONLY:-}" ]; then
 		>"$LOGS/bench.id"
 	cp "$BENCH" "$LOGS/bench.bin"
 	cut -d' ' -f1-3 /proc/loadavg >"$LOGS/load.before"
+	: >"$LOGS/load.runs"
 fi
 bench_id=$(cat "$LOGS/bench.id" 2>/dev/null || echo '?')
 BENCH=$LOGS/bench.bin
@@ -96,9 +116,13 @@ peak_mb() {
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+# The 1-minute load average as each run starts: other work on the machine.
+load_mark() { cut -d' ' -f1 /proc/loadavg >>"$LOGS/load.runs"; }
+
 run_bench() { # px prec rep -> log path
 	local log="$LOGS/bench_${1}_${2}_$3.log"
 	echo "$prog: bench $1 px $2 run $3" >&2
+	load_mark
 	"$BENCH" --batch "$BATCH" --image "$1" --precision "$2" --iters "$ITERS" \
 		--warmup "$WARMUP" --threads "$THREADS" >"$log" 2>"$log.err" ||
 		die "bench failed ($log.err): $(tail -n 1 "$log.err")"
@@ -106,16 +130,50 @@ run_bench() { # px prec rep -> log path
 }
 
 run_torch() { # px prec layout rep -> log path
-	local log="$LOGS/pytorch_${1}_${2}_${3}_$4.log" cl=
-	[ "$3" = cl ] && cl=--channels-last
+	local log="$LOGS/pytorch_${1}_${2}_${3}_$4.log" layout=nchw
+	[ "$3" = cl ] && layout=channels_last
 	echo "$prog: pytorch $1 px $2 $3 run $4" >&2
-	env ${preload:+LD_PRELOAD=$preload} "$PYTHON" "$TORCH_SCRIPT" --batch "$BATCH" \
-		--image "$1" --precision "$2" --iters "$ITERS" --threads "$THREADS" $cl \
-		>"$log" 2>"$log.err" || die "pytorch_synthetic failed ($log.err): $(tail -n 1 "$log.err")"
+	load_mark
+	env ${preload:+LD_PRELOAD=$preload MALLOC_CONF=$MALLOC_CONF} "$PYTHON" "$TORCH_SCRIPT" \
+		--batch "$BATCH" --image "$1" --precision "$2" --iters "$ITERS" --threads "$THREADS" \
+		--layout $layout >"$log" 2>"$log.err" ||
+		die "pytorch_synthetic failed ($log.err): $(tail -n 1 "$log.err")"
 	echo "$log"
 }
 
-if [ -z "${REPORT_ONLY:-}" ]; then
+# run_harness PX PREC REP: the harness's PyTorch run (launch and the
+# pipeline's command with PYTORCH_SYNTHETIC_FLAGS='--image PX --iters ITERS
+# --threads THREADS'), its figure from grep-iters | window over the
+# iterations after WARMUP.
+run_harness() {
+	local log="$LOGS/harness_${1}_${2}_$3.log"
+	echo "$prog: harness pytorch-synthetic $1 px $2 run $3" >&2
+	load_mark
+	# shellcheck disable=SC2086 # the pipeline's command, split as make splits it
+	"$HARNESS_BIN/launch" -t 3600 "1n1g_b${BATCH}_$2" -- $HARNESS_CMD \
+		--image "$1" --iters "$ITERS" --threads "$THREADS" >"$log" 2>"$log.err" ||
+		die "harness run failed ($log.err): $(tail -n 1 "$log.err")"
+	"$HARNESS_BIN/grep-iters" -k "1n1g_b${BATCH}_$2" "$log" |
+		"$HARNESS_BIN/window" -s "$WARMUP" -n $((ITERS - WARMUP)) | cut -f4 >"$log.rate" ||
+		die "$log: grep-iters | window failed"
+	echo "$log"
+}
+
+# run_plain PX PREC REP: the plain loop, at channels_last's settings.
+run_plain() {
+	local out="$LOGS/plain_${1}_${2}_$3.txt"
+	echo "$prog: plain PyTorch loop $1 px $2 run $3" >&2
+	load_mark
+	env ${preload:+LD_PRELOAD=$preload MALLOC_CONF=$MALLOC_CONF} "$PYTHON" \
+		"$root/tests/perf/plain_torch.py" "$BATCH" "$1" "$2" "$ITERS" "$WARMUP" "$THREADS" \
+		channels_last >"$out" 2>"$out.err" ||
+		die "plain_torch.py failed ($out.err): $(tail -n 1 "$out.err")"
+	echo "$out"
+}
+
+if [ -n "${ROOF_FROM:-}" ] && [ -z "${REPORT_ONLY:-}" ]; then
+	cp "$ROOF_FROM" "$LOGS/peak.txt" || die "ROOF_FROM=$ROOF_FROM: cannot copy"
+elif [ -z "${REPORT_ONLY:-}" ]; then
 	echo "$prog: roof: $PEAK (single oneDNN convolutions of ResNet50's shapes, batch 16)" >&2
 	"$PEAK" -b 16 -n 5 >"$LOGS/peak.txt" 2>"$LOGS/peak.err" ||
 		die "roof failed: $(tail -n 1 "$LOGS/peak.err")"
@@ -154,6 +212,14 @@ for rep in $(seq 1 "$REPEAT"); do
 				else log=$(run_torch "$px" "$prec" "$lay" "$rep"); fi
 				add "$lay" "$px" "$prec" "$log"
 			done
+			has "$AGREE" "$px" || continue
+			if [ -n "${REPORT_ONLY:-}" ]; then log=$LOGS/harness_${px}_${prec}_$rep.log
+			else log=$(run_harness "$px" "$prec" "$rep"); fi
+			[ -s "$log.rate" ] && R[harness,$px,$prec]+="$(cat "$log.rate")"$'\n'
+			if [ -n "${REPORT_ONLY:-}" ]; then log=$LOGS/plain_${px}_${prec}_$rep.txt
+			else log=$(run_plain "$px" "$prec" "$rep"); fi
+			[ -s "$log" ] && R[plain,$px,$prec]+="$(cat "$log")"$'\n'
+			true
 		done
 	done
 done
@@ -172,7 +238,16 @@ echo "# bench: $bench_id;" \
 	"load average before: $(cat "$LOGS/load.before" 2>/dev/null || echo '?'), after:" \
 	"$(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# PyTorch: $("$PYTHON" -c 'import torch; print(torch.__version__)' 2>/dev/null || echo none)," \
-	"${preload:+jemalloc, }best of: $LAYOUTS; logs in $LOGS"
+	"best of: $LAYOUTS; logs in $LOGS"
+# The settings PyTorch ran with, as its own log says them (the first cl run's).
+for f in "$LOGS"/pytorch_*_cl_1.log "$LOGS"/pytorch_*_1.log; do
+	[ -r "$f" ] || continue
+	echo "# PyTorch settings ($(basename "$f")): $(sed -n 's/^# settings //p' "$f" | head -n 1)"
+	break
+done
+echo "# bench settings: --threads $THREADS, OMP_NUM_THREADS=$THREADS, its default layout (blocked)"
+[ -s "$LOGS/load.runs" ] && echo "# load average (1 min) as the runs started: $(sort -g "$LOGS/load.runs" |
+	awk '{ v[NR] = $1 } END { printf "min %s, median %s, max %s over %d runs", v[1], v[int((NR + 1) / 2)], v[NR], NR }')"
 echo
 printf '| %4s | %-4s | %8s | %7s | %6s | %8s | %10s | %9s | %-4s | %8s | %6s |\n' \
 	px prec "bench/s" GFLOP/s "% roof" "bench MB" "torch NCHW" "torch CL" best "torch MB" ratio
@@ -207,6 +282,38 @@ for px in $SIZES; do
 done
 echo
 
+if [ -n "$AGREE" ]; then
+	echo "PyTorch three ways, the same settings (channels_last), images/s, median of $REPEAT:"
+	echo "harness = launch + the pytorch-synthetic pipeline + grep-iters | window (samples / time);"
+	echo "perf-cpu = the cl column above ($STAT step); plain = tests/perf/plain_torch.py (samples / time)"
+	echo
+	printf '| %4s | %-4s | %8s | %8s | %8s | %13s | %14s |\n' px prec harness perf-cpu plain \
+		"harness/plain" "perf-cpu/plain"
+	printf '|-----:|------|---------:|---------:|---------:|--------------:|---------------:|\n'
+	for px in $AGREE; do
+		for prec in $PRECISIONS; do
+			h=$(med "harness,$px,$prec") c=$(med "cl,$px,$prec") p=$(med "plain,$px,$prec")
+			printf '| %4s | %-4s | %8s | %8s | %8s | %13s | %14s |\n' "$px" "$prec" "$h" "$c" \
+				"$p" "$(div "$h" "$p")" "$(div "$c" "$p")"
+		done
+	done
+	echo
+	for px in $AGREE; do
+		for prec in $PRECISIONS; do
+			p=$(med "plain,$px,$prec")
+			for w in harness cl; do
+				r=$(div "$(med "$w,$px,$prec")" "$p")
+				if [ "$r" = - ]; then v="(not measured)"
+				elif awk -v r="$r" 'BEGIN { exit !(r >= 0.95 && r <= 1.05) }'; then v=PASS
+				else v=MISS; fi
+				printf 'agree %-34s %6s within 0.95..1.05 %s\n' \
+					"$px px $prec: ${w/cl/perf-cpu} / plain" "$r" "$v"
+			done
+		done
+	done
+	echo
+fi
+
 # target NAME VALUE LIMIT: PASS when VALUE >= LIMIT
 target() {
 	if [ "$2" = - ] || [ "$3" = - ]; then
@@ -218,7 +325,6 @@ target() {
 	fi
 }
 div() { if [ "$1" = - ] || [ "$2" = - ]; then echo -; else awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; fi; }
-has() { [[ " $1 " == *" $2 "* ]]; }
 if has "$PRECISIONS" fp32; then
 	has "$SIZES" 224 && target "fp32 224 px: bench / PyTorch images/s" \
 		"$(div "$(med bench,224,fp32)" "${BEST[224,fp32]}")" 1.2

@@ -5,6 +5,9 @@
 #   make perf-cpu                      bench against PyTorch, one run of each configuration
 #   make perf-cpu REPEAT=3             medians of three
 #   make perf-cpu BENCH_CPU_ARGS='...' see tests/perf/cpu.sh for the knobs
+#   make perf-agree REPEAT=3           perf-cpu, and at AGREE's sizes (112) PyTorch three ways
+#                                      side by side: the harness's pipeline, perf-cpu's run,
+#                                      a plain loop (tests/perf/plain_torch.py)
 #   make perf-filters                  grep-iters | window on a 1 GB log, make -n over 1,002
 #                                      configurations (SIZE_MB, REPEAT: tests/perf/filters.sh)
 
@@ -12,6 +15,7 @@ REPEAT ?= 1
 BENCH_CPU_ITERS ?= 30
 BENCH_CPU_WARMUP ?= 10
 BENCH_CPU_ARGS ?=
+AGREE ?= 112
 
 PERF_ROOF_OBJ := $(call objs,tests/perf/roof.c)
 $(PERF_ROOF_OBJ): XCFLAGS := -Ibench
@@ -28,7 +32,13 @@ perf-cpu: $(BIN)/bench $(BIN)/perf-roof tests/perf/cpu.sh pipelines/pytorch_synt
 	REPEAT=$(REPEAT) ITERS=$(BENCH_CPU_ITERS) WARMUP=$(BENCH_CPU_WARMUP) \
 	BENCH=$(BIN)/bench PEAK=$(BIN)/perf-roof bash tests/perf/cpu.sh $(BENCH_CPU_ARGS)
 
+perf-agree: $(BIN)/bench $(BIN)/perf-roof $(BIN)/launch $(BIN)/grep-iters $(BIN)/window \
+		tests/perf/cpu.sh tests/perf/plain_torch.py pipelines/pytorch_synthetic.py
+	REPEAT=$(REPEAT) ITERS=$(BENCH_CPU_ITERS) WARMUP=$(BENCH_CPU_WARMUP) \
+	BENCH=$(BIN)/bench PEAK=$(BIN)/perf-roof AGREE='$(AGREE)' HARNESS_BIN=$(abspath $(BIN)) \
+	HARNESS_CMD='$(pytorch-synthetic_CMD)' bash tests/perf/cpu.sh $(BENCH_CPU_ARGS)
+
 perf-filters: $(BIN)/grep-iters $(BIN)/window tests/perf/filters.sh
 	BIN=$(abspath $(BIN)) bash tests/perf/filters.sh
 
-.PHONY: perf-roof perf-cpu perf-filters
+.PHONY: perf-roof perf-cpu perf-agree perf-filters
