@@ -75,21 +75,11 @@ static void meta(const struct input *in)
 
 static void add(struct input *in)
 {
-	struct key k;
-	long id;
+	struct winrec w;
 
-	record_expect(in, 4);
-	if (in->f[0][0] == '\0')
-		record_die(in, "empty framework");
-	if (key_parse(in->f[1], &k) != 0)
-		record_die(in, "key '%s' is not <N>n<G>g_b<B>_<prec>", in->f[1]);
-	if (parse_long(in->f[2], 0, 1000000000, &id) != 0)
-		record_die(in, "run '%s' is not a non-negative integer", in->f[2]);
-	double v = record_num(in, 3, "samples_per_s", 1);
-	if (!isfinite(r2n(v)))
-		record_die(in, "samples_per_s '%s' overflows when rounded", in->f[3]);
-	if (!(r2n(v) > 0))
-		record_die(in, "samples_per_s '%s' rounds to 0.00", in->f[3]);
+	winrec_parse(in, &w);
+	long id = w.run;
+	double v = w.speed;
 
 	struct config *c = config_get(in->f[0], in->f[1]);
 	for (size_t i = 0; i < c->n; i++) {
@@ -127,10 +117,67 @@ static void summarize(const struct config *c, double out[4])
 	out[1] = fmin(fmax(out[1], out[2]), out[3]);
 }
 
+/* A percentage or bound as %.2f, never "-0.00". */
+static void print_num(double x)
+{
+	printf("\t%.2f", r2p(x, 2) == 0 ? 0.0 : x);
+}
+
+static int cmp_run(const void *a, const void *b)
+{
+	const struct run *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Our columns (doc/statistics.md): the 95 % Student-t interval of the mean
+ * and the coefficient of variation ("-" for n < 2), and the outlier runs:
+ * modified z-score 0.6745 (x - median) / MAD above 3.5 (Iglewicz and
+ * Hoaglin), with 1.253314 x the mean absolute deviation for MAD when MAD is
+ * 0; "-" for none, or n < 3. */
+static void report_stats(const struct config *c)
+{
+	double *v = xmalloc(c->n * sizeof *v), mean, sd, med, mad, scale = 0.6745;
+	struct run *by_id = xmalloc(c->n * sizeof *by_id);
+	int any = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		v[i] = c->runs[i].speed;
+	mean_sd(v, c->n, &mean, &sd);
+	if (c->n < 2) {
+		printf("\t-\t-\t-");
+	} else {
+		double h = t_quantile(0.975, (double)(c->n - 1)) * sd / sqrt((double)c->n);
+		print_num(mean - h);
+		print_num(mean + h);
+		print_num(sd / mean * 100);
+	}
+	med = median_of(v, c->n);
+	mad = mad_of(v, c->n, med);
+	if (mad == 0) {
+		for (size_t i = 0; i < c->n; i++)
+			mad += fabs(v[i] - med) / (double)c->n;
+		scale = 1 / 1.253314;
+	}
+	memcpy(by_id, c->runs, c->n * sizeof *by_id);
+	qsort(by_id, c->n, sizeof *by_id, cmp_run);
+	putchar('\t');
+	for (size_t i = 0; c->n >= 3 && mad > 0 && i < c->n; i++)
+		if (fabs(scale * (by_id[i].speed - med) / mad) > 3.5)
+			printf("%s%ld", any++ ? "," : "", by_id[i].id);
+	if (!any)
+		putchar('-');
+	free(v);
+	free(by_id);
+}
+
 static void report(const struct config *c, const double s[4])
 {
-	printf("%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%zu\n", c->framework, c->key, s[0], s[1], s[2],
-	       s[3], c->n);
+	printf("%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%zu", c->framework, c->key, s[0], s[1], s[2], s[3],
+	       c->n);
+	if (!dlperf)
+		report_stats(c);
+	putchar('\n');
 }
 
 int main(int argc, char *argv[])
@@ -141,8 +188,9 @@ int main(int argc, char *argv[])
 	reset();
 	progname = "median";
 	usage_text = "median [-c dlperf] [file ...]\n"
-		     "  in:  framework key run samples_per_s\n"
-		     "  out: framework key median mean min max n";
+		     "  in:  framework key run samples_per_s [jitter_pct drift_pct steady]\n"
+		     "  out: framework key median mean min max n ci_lo ci_hi cv_pct outliers\n"
+		     "       (DLPerf's mode: framework key median mean min max n)";
 	opterr = 0;
 	while ((ch = getopt(argc, argv, "c:")) != -1) {
 		switch (ch) {

@@ -53,7 +53,10 @@ static void add(struct input *in)
 {
 	struct medrec r;
 
-	medrec_parse(in, MEDREC_NF, &r);
+	int nf = medrec_fields(in, 0);
+
+	medrec_parse(in, nf, &r);
+	medrec_stats(in, nf, &r);
 	medrec_unique(in, &r, &seen);
 	recs = xgrow(recs, &caprecs, nrecs + 1, sizeof *recs);
 	recs[nrecs++] = r;
@@ -99,6 +102,32 @@ static double speedup_of(const struct medrec *c, const struct medrec *b)
 	return v;
 }
 
+/* Our columns after the speedup: its half-width from the two intervals'
+ * relative half-widths (independent runs: they add in quadrature; "-" when
+ * one has no interval; 0 for the base itself) and the scaling efficiency,
+ * speedup / devices (the base is one device). */
+static void print_stats(const struct medrec *c, const struct medrec *b, double speedup)
+{
+	double eff = c->median / b->median / (double)(c->key.nodes * c->key.gpus);
+
+	if (!isfinite(eff) || !(r2p(eff, 2) > 0))
+		die_at(c->file, c->line, "efficiency %g of %s %s is not above 0.00", eff,
+		       c->framework, c->keytext);
+	if (c == b) {
+		printf("\t0.00");
+	} else if (!b->stats || isnan(c->ci_lo) || isnan(b->ci_lo)) {
+		printf("\t-");
+	} else {
+		double rc = (c->ci_hi - c->ci_lo) / 2 / c->mean,
+		       rb = (b->ci_hi - b->ci_lo) / 2 / b->mean;
+		double pm = speedup * sqrt(rc * rc + rb * rb);
+		if (!isfinite(pm))
+			die_at(c->file, c->line, "speedup's half-width overflows");
+		printf("\t%.2f", pm);
+	}
+	printf("\t%.2f", eff);
+}
+
 static void print_metas(size_t *m, size_t before)
 {
 	for (; *m < nmetas && metas[*m].before == before; ++*m)
@@ -113,8 +142,8 @@ int main(int argc, char *argv[])
 	reset();
 	progname = "speedup";
 	usage_text = "speedup [file ...]\n"
-		     "  in:  framework key median mean min max n\n"
-		     "  out: framework key median mean min max n speedup";
+		     "  in:  framework key median mean min max n [ci_lo ci_hi cv_pct outliers]\n"
+		     "  out: the record, speedup [speedup_pm efficiency]";
 	opterr = 0;
 	if (getopt(argc, argv, "") != -1)
 		usage();
@@ -146,7 +175,12 @@ int main(int argc, char *argv[])
 		print_metas(&m, i);
 		for (int f = 0; f < MEDREC_NF; f++)
 			printf("%s\t", c->field[f]);
-		printf("%.2f\n", speedups[i]);
+		if (c->stats)
+			printf("%s\t", c->stats_text);
+		printf("%.2f", speedups[i]);
+		if (c->stats)
+			print_stats(c, base_of(c), speedups[i]);
+		putchar('\n');
 	}
 	print_metas(&m, nrecs);
 	free(speedups);

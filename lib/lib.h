@@ -11,6 +11,7 @@
  *             t_quantile, mad_of, mean_sd
  *   record.c  struct input (files or stdin, line by line), records, meta
  *             lines
+ *   winrec.c  the run record that median and compare read
  *   medrec.c  the median record that speedup and table read
  *   key.c     <N>n<G>g_b<B>_<prec> keys and their ladder order
  */
@@ -182,11 +183,33 @@ long key_total_batch(const struct key *k);
 /* Ladder order: by total devices, then nodes. */
 int key_ladder_cmp(const struct key *a, const struct key *b);
 
+/* ---- the run record (winrec.c) ----------------------------------------- */
+
+/* window's output, which median and compare read: framework, key, run,
+ * samples_per_s, and in our mode jitter_pct, drift_pct, steady (doc/formats.md). */
+#define WINREC_NF	 4
+#define WINREC_STEADY_NF 7
+
+struct winrec {
+	struct key key; /* field 1 parsed */
+	long run;
+	double speed;
+	int drift; /* steady is "drift" */
+};
+
+/* Validate the record just read by input_record (4 or 7 fields) and fill w;
+ * a bad field dies naming file and line ("run 'x' is not a non-negative
+ * integer", "samples_per_s 'x' rounds to 0.00", "steady 'x' is not ...").
+ * The framework and key texts are in->f[0] and in->f[1]. */
+void winrec_parse(struct input *in, struct winrec *w);
+
 /* ---- the median record (medrec.c) -------------------------------------- */
 
 /* median's output, which speedup and table read: framework, key, median,
  * mean, min, max, n (speedup's records add the speedup after them). */
 #define MEDREC_NF 7
+/* ... and in our mode ci_lo, ci_hi, cv_pct, outliers (doc/formats.md). */
+#define MEDREC_STATS_NF 11
 
 struct medrec {
 	char *field[MEDREC_NF]; /* the fields as read, to print unchanged */
@@ -197,6 +220,12 @@ struct medrec {
 	long n;
 	const char *file; /* where it was read, for errors found later */
 	long line;
+	/* our columns, set by medrec_stats: stats is 0 for a record of
+	 * MEDREC_NF fields (DLPerf's mode); ci_lo and ci_hi NAN for "-" */
+	int stats;
+	double ci_lo, ci_hi, cv;
+	int outliers;       /* outliers is not "-" */
+	char *stats_text;   /* fields 7..10 as read, tab-separated (one allocation) */
 };
 
 /* Validate the record just read by input_record, which must have nf fields
@@ -208,6 +237,15 @@ struct medrec {
  * "min 'a' is above max 'b'", "median 'x' is outside min..max 'a'..'b'"
  * (so for mean). */
 void medrec_parse(struct input *in, int nf, struct medrec *r);
+/* The number of median fields of the record just read: MEDREC_STATS_NF when
+ * it has at least extra + MEDREC_STATS_NF fields, else MEDREC_NF (extra:
+ * the caller's own columns after them). */
+int medrec_fields(const struct input *in, int extra);
+/* After medrec_parse: fields 7..10 of a record of MEDREC_STATS_NF median
+ * fields, checked ("ci_lo 'x' is not a number", "ci_lo 'a' is above ci_hi
+ * 'b'", "outliers 'x' is not run numbers joined by ','"), into r; a record
+ * of MEDREC_NF fields gets stats 0. */
+void medrec_stats(struct input *in, int median_nf, struct medrec *r);
 /* Die "file:line: duplicate configuration <framework> <key>" when r's
  * framework and key are in *seen already, else add them. *seen is a
  * tsearch tree (NULL at first) of the records' field[0]: O(log n) each. */

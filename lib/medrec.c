@@ -5,7 +5,9 @@
  */
 #include "lib.h"
 
+#include <math.h>
 #include <search.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Die when field i, value v, lies outside [min, max]. */
@@ -73,4 +75,48 @@ void medrec_unique(const struct input *in, const struct medrec *r, void **seen)
 		die("out of memory");
 	if (*p != r->field[0])
 		record_die(in, "duplicate configuration %s %s", r->framework, r->keytext);
+}
+
+int medrec_fields(const struct input *in, int extra)
+{
+	return in->nf >= extra + MEDREC_STATS_NF ? MEDREC_STATS_NF : MEDREC_NF;
+}
+
+/* Field i: "-" (NAN) or a number. */
+static double dash_or_num(struct input *in, int i, const char *what)
+{
+	return strcmp(in->f[i], "-") == 0 ? NAN : record_num(in, i, what, 0);
+}
+
+void medrec_stats(struct input *in, int median_nf, struct medrec *r)
+{
+	const char *o = in->f[10];
+	char *end;
+
+	r->stats = median_nf == MEDREC_STATS_NF;
+	r->stats_text = NULL;
+	if (!r->stats)
+		return;
+	r->ci_lo = dash_or_num(in, 7, "ci_lo");
+	r->ci_hi = dash_or_num(in, 8, "ci_hi");
+	r->cv = dash_or_num(in, 9, "cv_pct");
+	if (isnan(r->ci_lo) != isnan(r->ci_hi) || isnan(r->ci_lo) != isnan(r->cv))
+		record_die(in, "ci_lo, ci_hi and cv_pct must all be numbers or all -");
+	if (r->ci_lo > r->ci_hi)
+		record_die(in, "ci_lo '%s' is above ci_hi '%s'", in->f[7], in->f[8]);
+	if (r->cv < 0)
+		record_die(in, "cv_pct '%s' is negative", in->f[9]);
+	r->outliers = strcmp(o, "-") != 0;
+	while (r->outliers) {
+		if (*o < '0' || *o > '9' || strtol(o, &end, 10) > 1000000000 || end - o > 10)
+			record_die(in, "outliers '%s' is not run numbers joined by ','", in->f[10]);
+		if (*end == '\0')
+			break;
+		if (*end != ',')
+			record_die(in, "outliers '%s' is not run numbers joined by ','", in->f[10]);
+		o = end + 1;
+	}
+	size_t len = strlen(in->f[7]) + strlen(in->f[8]) + strlen(in->f[9]) + strlen(in->f[10]) + 4;
+	r->stats_text = xmalloc(len);
+	snprintf(r->stats_text, len, "%s\t%s\t%s\t%s", in->f[7], in->f[8], in->f[9], in->f[10]);
 }

@@ -174,8 +174,8 @@ IN
 @test "a flag is a usage error" {
 	run -2 --separate-stderr speedup -x
 	[ "$stderr" = "usage: speedup [file ...]
-  in:  framework key median mean min max n
-  out: framework key median mean min max n speedup" ]
+  in:  framework key median mean min max n [ci_lo ci_hi cv_pct outliers]
+  out: the record, speedup [speedup_pm efficiency]" ]
 }
 
 @test "a full disk is a failure" {

@@ -12,10 +12,12 @@ load helper
 M="$FIXTURES/median"
 D="$ROOT/data/dlperf"
 
-# From a scaling table: "<N>n<G>g_b<B> samples/s speedup published" per row.
+# From a scaling table: "<N>n<G>g_b<B> samples/s speedup published" per row
+# (columns found by their header: ours come between them).
 table_rows() {
-	awk -F'|' '/^\| [0-9]/ { for (i = 2; i <= NF; i++) gsub(/ /, "", $i);
-		print $2 "n" $3 "g_b" $4, $5, $6, $9 }'
+	awk -F'|' '/^\| node_num/ { for (i = 2; i <= NF; i++) { h = $i; gsub(/ /, "", h); c[h] = i } }
+		/^\| [0-9]/ { for (i = 2; i <= NF; i++) gsub(/ /, "", $i);
+		print $2 "n" $3 "g_b" $4, $c["samples/s"], $c["speedup"], $c["published"] }'
 }
 
 # From a published file: "<N>n<G>g_b<B> samples/s speedup samples/s", %.2f.
@@ -206,9 +208,14 @@ IN
 	c2n8g='"2n8g": {"average_speed": 11979.95, "batch_size_per_device": 256, "median_speed": 11991.94, "speedup": 14.94}'
 	c1n8g='"1n8g": {"average_speed": 6150.81, "batch_size_per_device": 256, "median_speed": 6154.66, "speedup": 7.67}'
 	c1n4g='"1n4g": {"average_speed": 3133.7, "batch_size_per_device": 256, "median_speed": 3137.44, "speedup": 3.91}'
-	median "$M/ngc-pytorch.tsv" | speedup | table -s json > "$BATS_TEST_TMPDIR/j"
+	median -c dlperf "$M/ngc-pytorch.tsv" | speedup | table -s json > "$BATS_TEST_TMPDIR/j"
 	printf '{"r50": {%s, %s, %s, %s, %s}}' "$c1n1g" "$c1n4g" "$c1n8g" "$c2n8g" "$c4n8g" > "$BATS_TEST_TMPDIR/want"
 	cmp "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/j"
+	# our mode: DLPerf's keys unchanged, ours beside them
+	median "$M/ngc-pytorch.tsv" | speedup | table -s json > "$BATS_TEST_TMPDIR/o"
+	c1n4g=${c1n4g%\}}', "average_speed_ci95_low": 3121.71, "average_speed_ci95_high": 3145.7, "cv_percent": 0.31, "outlier_runs": [], "scaling_efficiency": 0.98, "speedup_error": 0.03, "noisy": false, "runs_for_1pct": 2}'
+	grep -F -- "$c1n4g" "$BATS_TEST_TMPDIR/o"
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))["r50"]; assert d["1n1g"]["outlier_runs"] == [2] and d["1n1g"]["noisy"]' "$BATS_TEST_TMPDIR/o"
 }
 
 @test "json: shortest floats keep .0 (10724.0) and integers stay bare" {
@@ -317,10 +324,10 @@ bench_log() { # path step_s total_batch: 120 iterations of bench's log
 	[ -z "$stderr" ]
 	[ "$output" = "## bench b16 fp32
 
-| node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread |
-| --- | --- | --- | --- | --- | --- | --- |
-| 1 | 1 | 16 | 36.00 | 1.00 | 2 | 22.2% |
-| 1 | 2 | 16 | 96.00 | 2.67 | 2 | 66.7% |" ]
+| node_num | gpu_num_per_node | batch_size_per_device | samples/s | ± | speedup | ± | efficiency | n | spread | cv | noisy |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| 1 | 1 | 16 | 36.00 | 50.82 | 1.00 | 0.00 | 1.00 | 2 | 22.2% | 15.7% | noisy: ±141.2%; 949 runs for ±1% |
+| 1 | 2 | 16 | 96.00 | 406.60 | 2.67 | 11.92 | 1.33 | 2 | 66.7% | 47.1% | noisy: ±423.5%; 8537 runs for ±1% |" ]
 }
 
 @test "a full disk is a failure" {

@@ -14,6 +14,13 @@ load helper
 
 F="$FIXTURES/window"
 
+# window's first four columns (the throughput), no drift warnings: the
+# tests of jitter and drift are at the end.
+window4() {
+	window -d 1000 "$@" > "$BATS_TEST_TMPDIR/w4" || return
+	cut -f1-4 "$BATS_TEST_TMPDIR/w4"
+}
+
 rec() { # framework format key run iter ts step rate -> a record, loss 6.9
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t6.9\n' "$@"
 }
@@ -21,17 +28,17 @@ rec() { # framework format key run iter ts step rate -> a record, loss 6.9
 # ---- the samples, every case (doc/dlperf.md) ------------------------------
 
 @test "sample A, time, skip 0 count 5: 726.40 (reads 12.054 in full)" {
-	run -0 window -s 0 -n 5 "$F/sample-a.tsv"
+	run -0 window4 -s 0 -n 5 "$F/sample-a.tsv"
 	[ "$output" = "$(printf 'pytorch\t2n8g_b128_fp32\t1\t726.40')" ]
 }
 
 @test "sample A, time, skip 1 count 4: 4009.79" {
-	run -0 window -s 1 -n 4 "$F/sample-a.tsv"
+	run -0 window4 -s 1 -n 4 "$F/sample-a.tsv"
 	[ "$output" = "$(printf 'pytorch\t2n8g_b128_fp32\t1\t4009.79')" ]
 }
 
 @test "sample A, time, skip 2 count 3: 5726.00" {
-	run -0 window -s 2 -n 3 "$F/sample-a.tsv"
+	run -0 window4 -s 2 -n 3 "$F/sample-a.tsv"
 	[ "$output" = "$(printf 'pytorch\t2n8g_b128_fp32\t1\t5726.00')" ]
 }
 
@@ -48,17 +55,17 @@ rec() { # framework format key run iter ts step rate -> a record, loss 6.9
 }
 
 @test "sample B, time, skip 11 count 3: 8285.91" {
-	run -0 window -s 11 -n 3 "$F/sample-b.tsv"
+	run -0 window4 -s 11 -n 3 "$F/sample-b.tsv"
 	[ "$output" = "$(printf 'pytorch\t4n8g_b128_fp32\t1\t8285.91')" ]
 }
 
 @test "sample B in file order, -c dlperf arguments 0 / 3 (kept lines 1-3): 8285.91" {
-	run -0 window -c dlperf -s 0 -n 3 "$F/sample-b-lines.tsv"
+	run -0 window4 -c dlperf -s 0 -n 3 "$F/sample-b-lines.tsv"
 	[ "$output" = "$(printf 'pytorch\t4n8g_b128_fp32\t1\t8285.91')" ]
 }
 
 @test "sample B, time, skip 0 count 6: 1567.15" {
-	run -0 window -s 0 -n 6 "$F/sample-b.tsv"
+	run -0 window4 -s 0 -n 6 "$F/sample-b.tsv"
 	[ "$output" = "$(printf 'pytorch\t4n8g_b128_fp32\t1\t1567.15')" ]
 }
 
@@ -68,22 +75,22 @@ rec() { # framework format key run iter ts step rate -> a record, loss 6.9
 }
 
 @test "DLL sample, time, skip 6 count 6: 5137.30 from integer microseconds" {
-	run -0 window -s 6 -n 6 "$F/dll.tsv"
+	run -0 window4 -s 6 -n 6 "$F/dll.tsv"
 	[ "$output" = "$(printf 'ngc-pytorch\t2n8g_b128_fp32\t1\t5137.30')" ]
 }
 
 @test "DLL sample, -c dlperf arguments 1 / 7: 5137.30 (DLPerf printed 5137.3)" {
-	run -0 window -c dlperf -s 1 -n 6 "$F/dll.tsv"
+	run -0 window4 -c dlperf -s 1 -n 6 "$F/dll.tsv"
 	[ "$output" = "$(printf 'ngc-pytorch\t2n8g_b128_fp32\t1\t5137.30')" ]
 }
 
 @test "DLL sample, time, skip 1 count 11: 4434.64" {
-	run -0 window -s 1 -n 11 "$F/dll.tsv"
+	run -0 window4 -s 1 -n 11 "$F/dll.tsv"
 	[ "$output" = "$(printf 'ngc-pytorch\t2n8g_b128_fp32\t1\t4434.64')" ]
 }
 
 @test "DLL sample, rate, skip 6 count 6: 10290.80" {
-	run -0 window -m rate -s 6 -n 6 "$F/dll.tsv"
+	run -0 window4 -m rate -s 6 -n 6 "$F/dll.tsv"
 	[ "$output" = "$(printf 'ngc-pytorch\t2n8g_b128_fp32\t1\t10290.80')" ]
 }
 
@@ -98,12 +105,12 @@ rec() { # framework format key run iter ts step rate -> a record, loss 6.9
 }
 
 @test "OneFlow cnns sample, skip 20 count 100: 5915.65 (difference of doubles)" {
-	run -0 window "$F/oneflow.tsv"
+	run -0 window4 "$F/oneflow.tsv"
 	[ "$output" = "$(printf 'oneflow\t2n8g_b128_fp32\t0\t5915.65')" ]
 }
 
 @test "OneFlow cnns sample, -c dlperf: 5915.65 as DLPerf printed" {
-	run -0 window -c dlperf "$F/oneflow.tsv"
+	run -0 window4 -c dlperf "$F/oneflow.tsv"
 	[ "$output" = "$(printf 'oneflow\t2n8g_b128_fp32\t0\t5915.65')" ]
 }
 
@@ -113,7 +120,7 @@ rec() { # framework format key run iter ts step rate -> a record, loss 6.9
 }
 
 @test "OneFlow BERT sample, skip 20 count 100: 140.20" {
-	run -0 window "$F/bert.tsv"
+	run -0 window4 "$F/bert.tsv"
 	[ "$output" = "$(printf 'oneflow-bert\t1n1g_b24_fp32\t0\t140.20')" ]
 }
 
@@ -124,7 +131,7 @@ rec() { # framework format key run iter ts step rate -> a record, loss 6.9
 # With -c dlperf, and as grep-iters -c dlperf writes it: the mode line
 # first, which window copies.
 check_dlperf() {
-	run -0 --separate-stderr window -c dlperf "$F/dlperf/$1.tsv"
+	run -0 --separate-stderr window4 -c dlperf "$F/dlperf/$1.tsv"
 	[ "$output" = "$(cat "$F/dlperf/$1.expected")" ]
 	[ -z "$stderr" ]
 	run -0 --separate-stderr bash -c 'echo "# mode=dlperf" | cat - "$1" | window' _ "$F/dlperf/$1.tsv"
@@ -196,7 +203,7 @@ check_dlperf() {
 
 @test "-c dlperf measures bench, which DLPerf never ran, our way" {
 	for i in $(seq 1 120); do rec bench bench 1n1g_b16_fp32 7 "$i" - 0.5 - ; done > "$BATS_TEST_TMPDIR/b"
-	run -0 window -c dlperf "$BATS_TEST_TMPDIR/b"
+	run -0 window4 -c dlperf "$BATS_TEST_TMPDIR/b"
 	[ "$output" = "$(printf 'bench\t1n1g_b16_fp32\t7\t32.00')" ]
 }
 
@@ -251,12 +258,12 @@ check_dlperf() {
 # ---- ours: sources of time, formats, runs ---------------------------------
 
 @test "TF 2.x interval records: TB x 500 / summed seconds of intervals 200-600" {
-	run -0 window "$F/dlperf/tensorflow.tsv"
+	run -0 window4 "$F/dlperf/tensorflow.tsv"
 	[ "$output" = "$(printf 'tensorflow\t1n1g_b128_fp32\t1\t322.09')" ]
 }
 
 @test "rate method over interval records averages the records of the window" {
-	run -0 window -m rate -s 200 -n 200 "$F/dlperf/tensorflow.tsv"
+	run -0 window4 -m rate -s 200 -n 200 "$F/dlperf/tensorflow.tsv"
 	[ "$output" = "$(printf 'tensorflow\t1n1g_b128_fp32\t1\t321.24')" ]
 }
 
@@ -267,19 +274,19 @@ check_dlperf() {
 
 @test "timestamps win over step times when every record in the window has one" {
 	{ rec bench bench 1n1g_b16_fp32 1 1 100.000000 9 - ; rec bench bench 1n1g_b16_fp32 1 2 100.500000 9 - ; rec bench bench 1n1g_b16_fp32 1 3 101.000000 9 - ; } > "$BATS_TEST_TMPDIR/b"
-	run -0 window -s 1 -n 2 "$BATS_TEST_TMPDIR/b"
+	run -0 window4 -s 1 -n 2 "$BATS_TEST_TMPDIR/b"
 	[ "$output" = "$(printf 'bench\t1n1g_b16_fp32\t1\t32.00')" ]
 }
 
 @test "step times are summed when a record in the window lacks a timestamp" {
 	{ rec bench bench 1n1g_b16_fp32 1 1 100.000000 0.25 - ; rec bench bench 1n1g_b16_fp32 1 2 - 0.5 - ; rec bench bench 1n1g_b16_fp32 1 3 101.000000 0.5 - ; } > "$BATS_TEST_TMPDIR/b"
-	run -0 window -s 1 -n 2 "$BATS_TEST_TMPDIR/b"
+	run -0 window4 -s 1 -n 2 "$BATS_TEST_TMPDIR/b"
 	[ "$output" = "$(printf 'bench\t1n1g_b16_fp32\t1\t32.00')" ]
 }
 
 @test "durations are derived from printed rates when nothing else is given" {
 	{ rec gluon mxnet 1n2g_b16_fp32 3 1 - - 100 ; rec gluon mxnet 1n2g_b16_fp32 3 2 - - 64 ; rec gluon mxnet 1n2g_b16_fp32 3 3 - - 32 ; } > "$BATS_TEST_TMPDIR/g"
-	run -0 window -s 1 -n 2 "$BATS_TEST_TMPDIR/g"
+	run -0 window4 -s 1 -n 2 "$BATS_TEST_TMPDIR/g"
 	[ "$output" = "$(printf 'gluon\t1n2g_b16_fp32\t3\t42.67')" ]
 }
 
@@ -310,13 +317,13 @@ check_dlperf() {
 @test "several runs in one stream and over several files, one line each, in order" {
 	{ rec a bench 1n1g_b16_fp32 1 1 - 0.5 - ; rec a bench 1n1g_b16_fp32 2 1 - 0.25 - ; } > "$BATS_TEST_TMPDIR/1"
 	rec a bench 1n2g_b16_fp32 1 1 - 0.5 - > "$BATS_TEST_TMPDIR/2"
-	run -0 window -s 0 -n 1 "$BATS_TEST_TMPDIR/1" - < "$BATS_TEST_TMPDIR/2"
+	run -0 window4 -s 0 -n 1 "$BATS_TEST_TMPDIR/1" - < "$BATS_TEST_TMPDIR/2"
 	[ "$output" = "$(printf 'a\t1n1g_b16_fp32\t1\t32.00\na\t1n1g_b16_fp32\t2\t64.00\na\t1n2g_b16_fp32\t1\t64.00')" ]
 }
 
 @test "each run takes its format's default window (bench: skip 20, count 100)" {
 	for i in $(seq 1 120); do rec bench bench 1n1g_b16_fp32 7 "$i" - 0.5 - ; done > "$BATS_TEST_TMPDIR/b"
-	run -0 window "$BATS_TEST_TMPDIR/b"
+	run -0 window4 "$BATS_TEST_TMPDIR/b"
 	[ "$output" = "$(printf 'bench\t1n1g_b16_fp32\t7\t32.00')" ]
 	head -n 119 "$BATS_TEST_TMPDIR/b" > "$BATS_TEST_TMPDIR/c"
 	run -1 --separate-stderr window "$BATS_TEST_TMPDIR/c"
@@ -325,7 +332,7 @@ check_dlperf() {
 
 @test "a gap outside the window does not matter, one inside does" {
 	{ rec a bench 1n1g_b16_fp32 1 1 - 0.5 - ; rec a bench 1n1g_b16_fp32 1 3 - 0.5 - ; rec a bench 1n1g_b16_fp32 1 4 - 0.5 - ; } > "$BATS_TEST_TMPDIR/g"
-	run -0 window -s 2 -n 2 "$BATS_TEST_TMPDIR/g"
+	run -0 window4 -s 2 -n 2 "$BATS_TEST_TMPDIR/g"
 	[ "$output" = "$(printf 'a\t1n1g_b16_fp32\t1\t32.00')" ]
 	run -1 --separate-stderr window -s 1 -n 3 "$BATS_TEST_TMPDIR/g"
 	[ "$stderr" = "window: a/1n1g_b16_fp32/1: iteration 2 missing" ]
@@ -334,14 +341,14 @@ check_dlperf() {
 @test "a run met again after another run is a duplicate, named by file and line" {
 	{ rec a bench 1n1g_b16_fp32 1 1 - 0.5 - ; rec a bench 1n1g_b16_fp32 2 1 - 0.5 - ; rec a bench 1n1g_b16_fp32 1 2 - 0.5 - ; } > "$BATS_TEST_TMPDIR/d"
 	run -1 --separate-stderr window -s 0 -n 1 "$BATS_TEST_TMPDIR/d"
-	[ "$output" = "$(printf 'a\t1n1g_b16_fp32\t1\t32.00\na\t1n1g_b16_fp32\t2\t32.00')" ]
+	[ "$output" = "$(printf 'a\t1n1g_b16_fp32\t1\t32.00\t-\t-\t-\na\t1n1g_b16_fp32\t2\t32.00\t-\t-\t-')" ]
 	[ "$stderr" = "window: $BATS_TEST_TMPDIR/d:3: duplicate run a/1n1g_b16_fp32/1" ]
 }
 
 @test "a run ends with its file: the same run in a second file is a duplicate" {
 	rec a bench 1n1g_b16_fp32 1 1 - 0.5 - > "$BATS_TEST_TMPDIR/r"
 	run -1 --separate-stderr window -s 0 -n 1 "$BATS_TEST_TMPDIR/r" "$BATS_TEST_TMPDIR/r"
-	[ "$output" = "$(printf 'a\t1n1g_b16_fp32\t1\t32.00')" ]
+	[ "$output" = "$(printf 'a\t1n1g_b16_fp32\t1\t32.00\t-\t-\t-')" ]
 	[ "$stderr" = "window: $BATS_TEST_TMPDIR/r:1: duplicate run a/1n1g_b16_fp32/1" ]
 }
 
@@ -403,7 +410,7 @@ check_dlperf() {
 }
 
 @test "empty input gives empty output" {
-	run -0 --separate-stderr window /dev/null
+	run -0 --separate-stderr window4 /dev/null
 	[ -z "$output" ]
 	[ -z "$stderr" ]
 }
@@ -413,9 +420,10 @@ check_dlperf() {
 @test "an unknown flag is a usage error" {
 	run -2 --separate-stderr window -x
 	[ -z "$output" ]
-	[ "$stderr" = "usage: window [-c dlperf] [-s skip] [-n count] [-m time|rate] [file ...]
+	[ "$stderr" = "usage: window [-c dlperf] [-s skip] [-n count] [-m time|rate] [-d drift%] [file ...]
   in:  framework format key run iter timestamp_s step_s samples_per_s loss
-  out: framework key run samples_per_s" ]
+  out: framework key run samples_per_s jitter_pct drift_pct steady
+       (DLPerf's mode: framework key run samples_per_s)" ]
 }
 
 @test "-s must be an integer" {
@@ -465,7 +473,7 @@ check_dlperf() {
 
 @test "stamps just below 10^12 s are measured exactly" {
 	{ rec x bench 1n1g_b16_fp32 1 1 999999999998.000000 - - ; rec x bench 1n1g_b16_fp32 1 2 999999999999.999999 - - ; } > "$BATS_TEST_TMPDIR/x"
-	run -0 window -s 1 -n 1 "$BATS_TEST_TMPDIR/x"
+	run -0 window4 -s 1 -n 1 "$BATS_TEST_TMPDIR/x"
 	[ "$output" = "$(printf 'x\t1n1g_b16_fp32\t1\t8.00')" ]
 }
 
@@ -493,7 +501,7 @@ check_dlperf() {
 
 @test "the largest key, 2^20 parts, gives the exact total batch 2^60" {
 	{ rec x bench 1048576n1048576g_b1048576_fp32 1 1 - 1 - ; rec x bench 1048576n1048576g_b1048576_fp32 1 2 - 1 - ; } > "$BATS_TEST_TMPDIR/x"
-	run -0 window -s 1 -n 1 "$BATS_TEST_TMPDIR/x"
+	run -0 window4 -s 1 -n 1 "$BATS_TEST_TMPDIR/x"
 	[ "$output" = "$(printf 'x\t1048576n1048576g_b1048576_fp32\t1\t1152921504606846976.00')" ]
 }
 
@@ -502,4 +510,81 @@ check_dlperf() {
 	run -1 --separate-stderr window -s 1 -n 1 "$BATS_TEST_TMPDIR/x"
 	[ -z "$output" ]
 	[ "$stderr" = "window: $BATS_TEST_TMPDIR/x:2: NUL byte in the line" ]
+}
+
+# ---- jitter and drift (doc/statistics.md) ----------------------------------
+
+# Expected jitter_pct, drift_pct and steady of the per-step rates TB / step
+# (TB 16), computed here with python3's statistics module.
+steady_want() { # threshold step_s ...
+	python3 - "$@" <<'PY'
+import statistics as st, sys
+t = float(sys.argv[1]); r = [16 / float(x) for x in sys.argv[2:]]
+m = st.median(r); mad = st.median([abs(x - m) for x in r]); h = len(r) // 2
+a, b = st.median(r[:h]), st.median(r[-h:]); d = (b - a) / a * 100
+print("%.2f\t%.2f\t%s" % (1.4826 * mad / m * 100, d, "drift" if abs(d) > t else "steady"))
+PY
+}
+
+steps_file() { # step_s ... -> run 1 of a/1n1g_b16_fp32, no stamps
+	i=0
+	for s in "$@"; do
+		i=$((i + 1))
+		rec a bench 1n1g_b16_fp32 1 $i - "$s" -
+	done > "$BATS_TEST_TMPDIR/s"
+}
+
+@test "jitter and drift of a steady window agree with python3's statistics" {
+	steps_file 0.5 0.4 0.5 0.625 0.45 0.5 0.4 0.55 0.49
+	run -0 --separate-stderr window -s 0 -n 9 "$BATS_TEST_TMPDIR/s"
+	[ -z "$stderr" ]
+	[ "$(cut -f5-7 <<<"$output")" = "$(steady_want 5 0.5 0.4 0.5 0.625 0.45 0.5 0.4 0.55 0.49)" ]
+	[ "$(cut -f7 <<<"$output")" = steady ]
+}
+
+@test "a window that slows down is flagged and named on stderr" {
+	steps_file 0.5 0.5 0.5 0.5 1 1 1 1
+	run -0 --separate-stderr window -s 0 -n 8 "$BATS_TEST_TMPDIR/s"
+	[ "$output" = "$(printf 'a\t1n1g_b16_fp32\t1\t21.33\t49.42\t-50.00\tdrift')" ]
+	[ "$(cut -f5-7 <<<"$output")" = "$(steady_want 5 0.5 0.5 0.5 0.5 1 1 1 1)" ]
+	[ "$stderr" = "window: a/1n1g_b16_fp32/1: not in steady state: the median rate of the window's second half is -50.0 % off its first half (-d 5)" ]
+}
+
+@test "-d sets the drift threshold: 3 % drift passes -d 5 and is flagged by -d 2" {
+	steps_file 0.5 0.5 0.485 0.485
+	run -0 --separate-stderr window -s 0 -n 4 "$BATS_TEST_TMPDIR/s"
+	[ -z "$stderr" ]
+	[ "$(cut -f6-7 <<<"$output")" = "$(printf '3.09\tsteady')" ]
+	run -0 --separate-stderr window -d 2 -s 0 -n 4 "$BATS_TEST_TMPDIR/s"
+	[ "$(cut -f6-7 <<<"$output")" = "$(printf '3.09\tdrift')" ]
+	[[ $stderr == *"a/1n1g_b16_fp32/1: not in steady state"*"+3.1 %"* ]]
+	run -2 --separate-stderr window -d x
+	[ "$stderr" = "window: -d: 'x' is not a percentage >= 0" ]
+}
+
+@test "the odd window's middle step belongs to neither half" {
+	steps_file 0.5 0.5 0.25 1 1
+	run -0 window -d 1000 -s 0 -n 5 "$BATS_TEST_TMPDIR/s"
+	[ "$(cut -f5-7 <<<"$output")" = "$(steady_want 1000 0.5 0.5 0.25 1 1)" ]
+}
+
+@test "per-step rates come from the stamps when every window record has one" {
+	# steps of 0.5 s by the stamps; step_s says otherwise and is not used
+	for i in 1 2 3 4 5; do
+		rec a bench 1n1g_b16_fp32 1 $i "$((1000 + i / 2)).$((i % 2 * 5))00000" 9 -
+	done > "$BATS_TEST_TMPDIR/t"
+	run -0 --separate-stderr window -s 1 -n 4 "$BATS_TEST_TMPDIR/t"
+	[ "$output" = "$(printf 'a\t1n1g_b16_fp32\t1\t32.00\t0.00\t0.00\tsteady')" ]
+}
+
+@test "a window of one step has no jitter or drift: -" {
+	steps_file 0.5 0.5
+	run -0 window -s 1 -n 1 "$BATS_TEST_TMPDIR/s"
+	[ "$output" = "$(printf 'a\t1n1g_b16_fp32\t1\t32.00\t-\t-\t-')" ]
+}
+
+@test "DLPerf's mode keeps DLPerf's record: four columns" {
+	steps_file 0.5 0.5 0.5
+	run -0 window -c dlperf -s 0 -n 3 "$BATS_TEST_TMPDIR/s"
+	[ "$output" = "$(printf 'a\t1n1g_b16_fp32\t1\t32.00')" ]
 }

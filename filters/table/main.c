@@ -36,7 +36,7 @@
  * spread that overflows, is an error naming the record's file and line.
  */
 #include "../formats/formats.h"
-#include "lib.h"
+#include "table.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -53,6 +53,7 @@ struct published {
  * with rows[i]. */
 struct extra {
 	double speedup, spread;
+	struct rowstats st; /* our columns (stats.c) */
 };
 
 static struct medrec *rows;
@@ -73,6 +74,7 @@ static void reset(void)
 	seen = NULL;
 	pubs = NULL;
 	npubs = cappubs = 0;
+	env_reset();
 }
 
 static double speedup_of(const struct medrec *r)
@@ -100,9 +102,12 @@ static void read_row(struct input *in)
 	struct medrec r;
 	struct extra x;
 
-	medrec_parse(in, MEDREC_NF + 1, &r);
+	int mnf = medrec_fields(in, 3);
+
+	medrec_parse(in, mnf == MEDREC_NF ? MEDREC_NF + 1 : MEDREC_STATS_NF + 3, &r);
+	medrec_stats(in, mnf, &r);
 	printed_positive(in, 2, "median");
-	x.speedup = printed_positive(in, MEDREC_NF, "speedup");
+	x.speedup = rowstats_read(in, mnf, &r, &x.st);
 	x.spread = (r.max - r.min) / r.median * 100;
 	if (!isfinite(x.spread))
 		record_die(in, "spread ('%s' - '%s') / '%s' overflows", in->f[5], in->f[4],
@@ -205,16 +210,32 @@ static void scaling(int with_published)
 		printf("%s## %s b%ld %s\n\n", first ? "" : "\n",
 		       framework_display(rows[i].framework), rows[i].key.batch, rows[i].key.prec);
 		first = 0;
-		printf("| node_num | gpu_num_per_node | batch_size_per_device | samples/s "
-		       "| speedup | n | spread |%s\n",
-		       with_published ? " published |" : "");
-		printf("| --- | --- | --- | --- | --- | --- | --- |%s\n",
-		       with_published ? " --- |" : "");
+		/* our columns when a row of the group has them (stats.c) */
+		int with_stats = 0;
+		for (size_t j = 0; j < n; j++)
+			with_stats |= extras[g[j] - rows].st.has;
+		if (with_stats) {
+			rowstats_header(with_published);
+		} else {
+			printf("| node_num | gpu_num_per_node | batch_size_per_device | samples/s "
+			       "| speedup | n | spread |%s\n",
+			       env_tail(with_published, 0));
+			printf("| --- | --- | --- | --- | --- | --- | --- |%s\n",
+			       env_tail(with_published, 1));
+		}
 		for (size_t j = 0; j < n; j++) {
 			const struct medrec *r = g[j];
-			printf("| %ld | %ld | %ld | %.2f | %.2f | %ld | %.1f%% |", r->key.nodes,
-			       r->key.gpus, r->key.batch, r->median, speedup_of(r), r->n,
-			       spread_of(r));
+			if (with_stats) {
+				printf("| %ld | %ld | %ld |", r->key.nodes, r->key.gpus,
+				       r->key.batch);
+				rowstats_cells(r, &extras[r - rows].st, speedup_of(r),
+					       spread_of(r));
+			} else {
+				printf("| %ld | %ld | %ld | %.2f | %.2f | %ld | %.1f%% |",
+				       r->key.nodes, r->key.gpus, r->key.batch, r->median,
+				       speedup_of(r), r->n, spread_of(r));
+			}
+			env_memory_cell(r->framework, r->keytext);
 			if (with_published) {
 				const struct published *p = published_of(r);
 				if (p)
@@ -260,8 +281,10 @@ static void compare(void)
 		printf("| node num | device num |");
 		for (size_t k = 0; k < nfw; k++)
 			printf(" %s |", framework_display(fw[k]));
+		for (size_t k = 0; k < nfw && env_has_memory(); k++)
+			printf(" %s memory |", framework_display(fw[k]));
 		printf("\n| --- | --- |");
-		for (size_t k = 0; k < nfw; k++)
+		for (size_t k = 0; k < nfw * (env_has_memory() ? 2 : 1); k++)
 			printf(" --- |");
 		putchar('\n');
 		/* g is in ladder order: one table row per run of equal (N, G). */
@@ -280,6 +303,8 @@ static void compare(void)
 				else
 					printf(" - |");
 			}
+			for (size_t k = 0; k < nfw; k++)
+				env_memory_cell(fw[k], g[j]->keytext);
 			putchar('\n');
 			j = end;
 		}
@@ -305,10 +330,15 @@ static void json(void)
 		fmt_shortest(m, sizeof m, g[j]->median);
 		fmt_shortest(s, sizeof s, speedup_of(g[j]));
 		printf("%s\"%ldn%ldg\": {\"average_speed\": %s, \"batch_size_per_device\": %ld, "
-		       "\"median_speed\": %s, \"speedup\": %s}",
+		       "\"median_speed\": %s, \"speedup\": %s",
 		       j ? ", " : "", g[j]->key.nodes, g[j]->key.gpus, a, g[j]->key.batch, m, s);
+		rowstats_json(g[j], &extras[g[j] - rows].st);
+		env_json_case(g[j]->framework, g[j]->keytext);
+		putchar('}');
 	}
-	printf("}}");
+	putchar('}');
+	env_json();
+	putchar('}');
 	free(g);
 }
 
@@ -354,12 +384,16 @@ int main(int argc, char *argv[])
 		while (input_record(&in))
 			if (!in.meta)
 				read_row(&in);
+			else
+				env_read(&in);
 	if (strcmp(style, "scaling") == 0)
 		scaling(published != NULL);
 	else if (strcmp(style, "compare") == 0)
 		compare();
 	else
 		json();
+	if (strcmp(style, "json") != 0)
+		env_footer();
 	finish_output();
 	return 0;
 }
