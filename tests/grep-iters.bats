@@ -712,3 +712,43 @@ registered() {
 		done
 	done
 }
+
+# ---- launch's environment and memory lines ---------------------------------
+
+# bench's fixture as launch writes it: header, env lines, the job, mem lines.
+launched() {
+	mkdir -p "$BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32"
+	{
+		echo '# launch key=1n2g_b16_fp32 hosts=localhost:2 start=2026-11-24T04:00:00Z command=bench'
+		echo '# env node=0 hostname=vm'
+		echo '# env node=0 cpu_model=AMD%20EPYC'
+		cat bench/1n2g_b16_fp32/1.log
+		echo '# mem node=0 rank=1 host=vm rss_peak_mib=4400'
+		echo '# mem node=0 rank=0 host=vm rss_peak_mib=4521'
+		printf '%s\n' "$@"
+	} >"$BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/1.log"
+}
+
+@test "launch's env and mem lines follow the log's records, the run in front" {
+	launched
+	run -0 --separate-stderr grep-iters "$BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/1.log"
+	[ "${#lines[@]}" = 6 ]
+	[[ "${lines[0]}" == bench$'\t'bench$'\t'1n2g_b16_fp32$'\t'1$'\t'1$'\t'* ]]
+	[[ "${lines[1]}" == bench$'\t'bench$'\t'1n2g_b16_fp32$'\t'1$'\t'2$'\t'* ]]
+	[ "${lines[2]}" = "# env framework=bench key=1n2g_b16_fp32 run=1 node=0 hostname=vm" ]
+	[ "${lines[3]}" = "# env framework=bench key=1n2g_b16_fp32 run=1 node=0 cpu_model=AMD%20EPYC" ]
+	[ "${lines[4]}" = "# mem framework=bench key=1n2g_b16_fp32 run=1 node=0 rank=1 host=vm rss_peak_mib=4400" ]
+	[ "${lines[5]}" = "# mem framework=bench key=1n2g_b16_fp32 run=1 node=0 rank=0 host=vm rss_peak_mib=4521" ]
+	# window, median and speedup pass them on as meta lines.
+	run -0 bash -c "grep-iters '$BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/1.log' | window -s 1 -n 1 | grep -c '^# \(env\|mem\) '"
+	[ "$output" = 4 ]
+}
+
+@test "a malformed env or mem line is an error naming file and line" {
+	for bad in '# env node=0 cpu model=x' '# env hostname=vm' '# env node=x hostname=vm' \
+		'# mem node=0 rank=0 rss_peak_mib=lots' '# env node=0 a=b c=d' '# mem node=0'; do
+		launched "$bad"
+		run -1 --separate-stderr grep-iters "$BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/1.log"
+		[[ "$stderr" == "grep-iters: $BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/1.log:10: "* ]]
+	done
+}

@@ -18,6 +18,17 @@ fake() {
 	export PATH="$BATS_TEST_TMPDIR/fake:$PATH"
 }
 
+# The job's lines: $lines without launch's "# env" and "# mem" lines
+# (tested on their own below).
+drop_meta() {
+	mapfile -t lines < <(printf '%s\n' "${lines[@]}" | grep -v '^# \(env\|mem\) ')
+}
+
+# launch's own path, as the ranks' wrapper is named in mpirun's and srun's argv.
+self() {
+	readlink -f "$(command -v launch)"
+}
+
 # Every pid in file $1 has exited. A zombie has: it waits only for its
 # parent, which for an orphan is this machine's init, to collect its status.
 all_gone() {
@@ -34,6 +45,7 @@ all_gone() {
 
 @test "the header names key, hosts, start time and command, then the command's output" {
 	run --separate-stderr launch 1n1g_b16_fp32 -- echo hello
+	drop_meta
 	[ "$status" -eq 0 ]
 	[ "$stderr" = "" ]
 	[ "${#lines[@]}" -eq 2 ]
@@ -44,6 +56,7 @@ all_gone() {
 @test "the start time is the current UTC time" {
 	before=$(date -u +%s)
 	run --separate-stderr launch 1n1g_b8_fp32 -- true
+	drop_meta
 	after=$(date -u +%s)
 	[ "$status" -eq 0 ]
 	start=${lines[0]#*start=}
@@ -54,6 +67,7 @@ all_gone() {
 @test "placeholders are substituted in every word, unknown braces stay" {
 	run --separate-stderr launch 1n1g_b64_amp -- echo {batch} {precision} {nodes} {gpus} {key} \
 		--bs={batch}x{batch} '{other}' '{batch'
+	drop_meta
 	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = "64 amp 1 1 1n1g_b64_amp --bs=64x64 {other} {batch" ]
 	[[ "${lines[0]}" == *" command=echo 64 amp 1 1 1n1g_b64_amp --bs=64x64 '{other}' '{batch'" ]]
@@ -61,6 +75,7 @@ all_gone() {
 
 @test "the header quotes the command line the way sh reads it back" {
 	run --separate-stderr launch 1n1g_b1_fp32 -- printf '%s|' "a b" "it's" "" 'x$y' plain-1.0/a:b,c=d
+	drop_meta
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == *" command=printf '%s|' 'a b' 'it'\\''s' '' 'x\$y' plain-1.0/a:b,c=d" ]]
 	cmd=${lines[0]#* command=}
@@ -70,6 +85,7 @@ all_gone() {
 
 @test "the configuration is exported to the command" {
 	run --separate-stderr launch 1n1g_b32_bf16 -- sh -c 'env | grep ^DLBENCH_ | sort'
+	drop_meta
 	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = "DLBENCH_BATCH=32" ]
 	[ "${lines[2]}" = "DLBENCH_GPUS=1" ]
@@ -84,6 +100,7 @@ all_gone() {
 @test "1n1g runs the command itself, not mpirun" {
 	fake mpirun
 	run --separate-stderr launch 1n1g_b16_fp32 -- sh -c 'cat /proc/$PPID/comm; echo ${OMPI_COMM_WORLD_SIZE:-none}'
+	drop_meta
 	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = "launch" ]
 	[ "${lines[2]}" = "none" ]
@@ -91,6 +108,7 @@ all_gone() {
 
 @test "1n2g runs two ranks under mpirun, output after the header" {
 	run --separate-stderr launch 1n2g_b16_fp32 -- sh -c 'echo rank $OMPI_COMM_WORLD_RANK of $OMPI_COMM_WORLD_SIZE $DLBENCH_WORLD'
+	drop_meta
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" =~ ^"# launch key=1n2g_b16_fp32 hosts=localhost:2 start="$STAMP" command=sh -c 'echo rank "\$"OMPI_COMM_WORLD_RANK of "\$"OMPI_COMM_WORLD_SIZE "\$"DLBENCH_WORLD'"$ ]]
 	[ "$(printf '%s\n' "${lines[@]:1}" | sort)" = "$(printf 'rank 0 of 2 2\nrank 1 of 2 2')" ]
@@ -98,6 +116,7 @@ all_gone() {
 
 @test "1n4g runs four ranks on two cores without oversubscription flags" {
 	run --separate-stderr launch 1n4g_b16_fp32 -- sh -c 'echo $OMPI_COMM_WORLD_RANK'
+	drop_meta
 	[ "$status" -eq 0 ]
 	[ "$(printf '%s\n' "${lines[@]:1}" | sort)" = "$(printf '0\n1\n2\n3')" ]
 }
@@ -139,6 +158,9 @@ NCCL_SOCKET_IFNAME
 OMP_NUM_THREADS
 -x
 PATH
+'"$(self)"'
+--rank
+--
 bench
 --batch
 16'
@@ -148,6 +170,7 @@ bench
 @test "with a host file, mpirun gets the first N hosts with G slots each" {
 	fake mpirun
 	run --separate-stderr launch -H "$F/hosts-ok.txt" 2n2g_b16_fp32 -- true
+	drop_meta
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" =~ ^"# launch key=2n2g_b16_fp32 hosts=127.0.0.1:2,127.0.0.2:2 start="$STAMP" command=true"$ ]]
 	[ "${lines[1]} ${lines[2]} ${lines[3]} ${lines[4]} ${lines[5]}" = "mpirun -np 4 --host 127.0.0.1:2,127.0.0.2:2" ]
@@ -158,6 +181,7 @@ bench
 @test "a host named twice adds its slots; a host without slots is taken as it is" {
 	fake mpirun
 	run --separate-stderr launch -H "$F/hosts-repeat.txt" 2n2g_b16_fp32 -- true
+	drop_meta
 	[ "$status" -eq 0 ]
 	[ "${lines[5]}" = "127.0.0.1:2,127.0.0.2:2" ]
 }
@@ -165,6 +189,7 @@ bench
 @test "1n1g with a host file runs on the first host through mpirun" {
 	fake mpirun
 	run --separate-stderr launch -H "$F/hosts-ok.txt" 1n1g_b16_fp32 -- true
+	drop_meta
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "# launch key=1n1g_b16_fp32 hosts=127.0.0.1:1 "* ]]
 	[ "${lines[1]} ${lines[2]} ${lines[3]} ${lines[4]} ${lines[5]}" = "mpirun -np 1 --host 127.0.0.1:1" ]
@@ -172,17 +197,20 @@ bench
 
 @test "a host file with too few hosts is refused before anything starts" {
 	run --separate-stderr launch -H "$F/hosts-one.txt" 2n2g_b16_fp32 -- touch "$BATS_TEST_TMPDIR/ran"
+	drop_meta
 	[ "$status" -eq 1 ]
 	[ "$output" = "" ]
 	[ "$stderr" = "launch: $F/hosts-one.txt: 1 host, need 2 for 2n2g_b16_fp32" ]
 	[ ! -e "$BATS_TEST_TMPDIR/ran" ]
 	run --separate-stderr launch -H "$F/hosts-empty.txt" 1n1g_b16_fp32 -- true
+	drop_meta
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "launch: $F/hosts-empty.txt: 0 hosts, need 1 for 1n1g_b16_fp32" ]
 }
 
 @test "hosts with too few slots are each named" {
 	run --separate-stderr launch -H "$F/hosts-few-slots.txt" 3n2g_b16_fp32 -- true
+	drop_meta
 	[ "$status" -eq 1 ]
 	[ "$output" = "" ]
 	[ "$stderr" = "launch: $F/hosts-few-slots.txt: 127.0.0.1: 1 slot, need 2 for 3n2g_b16_fp32
@@ -191,18 +219,22 @@ launch: $F/hosts-few-slots.txt: 127.0.0.3: 1 slot, need 2 for 3n2g_b16_fp32" ]
 
 @test "a malformed host file names the file and line" {
 	run --separate-stderr launch -H "$F/hosts-bad-count.txt" 2n1g_b16_fp32 -- true
+	drop_meta
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "launch: $F/hosts-bad-count.txt:2: slots: 'two' is not a count 1..1000000" ]
 	run --separate-stderr launch -H "$F/hosts-bad-setting.txt" 2n1g_b16_fp32 -- true
+	drop_meta
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "launch: $F/hosts-bad-setting.txt:2: 'gpus': unknown setting" ]
 	run --separate-stderr launch -H "$BATS_TEST_TMPDIR/none.txt" 2n1g_b16_fp32 -- true
+	drop_meta
 	[ "$status" -eq 1 ]
 	[ "$stderr" = "launch: $BATS_TEST_TMPDIR/none.txt: No such file or directory" ]
 }
 
 @test "more than one node without a host file or Slurm is an error" {
 	run --separate-stderr launch 2n1g_b16_fp32 -- true
+	drop_meta
 	[ "$status" -eq 1 ]
 	[ "$output" = "" ]
 	[ "$stderr" = "launch: 2n1g_b16_fp32: 2 nodes need a host file (-H) or a Slurm allocation" ]
@@ -212,6 +244,7 @@ launch: $F/hosts-few-slots.txt: 127.0.0.3: 1 slot, need 2 for 3n2g_b16_fp32" ]
 	fake srun mpirun
 	export SLURM_JOB_ID=4242 SLURM_JOB_NODELIST='gpu[01-03,07]'
 	run --separate-stderr launch 2n4g_b128_fp32 -- sh -c 'bench --batch {batch}'
+	drop_meta
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" =~ ^"# launch key=2n4g_b128_fp32 hosts=gpu01:4,gpu02:4 start="$STAMP" command=sh -c 'bench --batch 128'"$ ]]
 	[ "$(printf '%s\n' "${lines[@]:1}")" = "srun
@@ -221,6 +254,9 @@ launch: $F/hosts-few-slots.txt: 127.0.0.3: 1 slot, need 2 for 3n2g_b16_fp32" ]
 --nodelist=gpu01,gpu02
 --cpu-bind=none
 --kill-on-bad-exit=1
+$(self)
+--rank
+--
 sh
 -c
 bench --batch 128" ]
@@ -230,10 +266,12 @@ bench --batch 128" ]
 	fake srun
 	export SLURM_JOB_ID=4242 SLURM_JOB_NODELIST='r[1-2]-n[08-10],login'
 	run --separate-stderr launch 7n1g_b1_fp32 -- sh -c 'echo $DLBENCH_HOSTS'
+	drop_meta
 	[ "$status" -eq 0 ]
 	[ "${lines[5]}" = "--nodelist=r1-n08,r1-n09,r1-n10,r2-n08,r2-n09,r2-n10,login" ]
 	for bad in 'gpu[01-' 'gpu[2-1]' 'gpu[a-b]' 'gpu]' 'a,,b'; do
 		SLURM_JOB_NODELIST=$bad run --separate-stderr launch 2n1g_b1_fp32 -- true
+		drop_meta
 		[ "$status" -eq 1 ]
 		[ "$stderr" = "launch: Slurm job 4242: SLURM_JOB_NODELIST: '$bad' is not a host list" ]
 	done
@@ -243,6 +281,7 @@ bench --batch 128" ]
 	fake srun
 	export SLURM_JOB_ID=4242 SLURM_JOB_NODELIST='gpu[01-03]'
 	run --separate-stderr launch -H "$F/hosts-ok.txt" 2n2g_b16_fp32 -- true
+	drop_meta
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "# launch key=2n2g_b16_fp32 hosts=127.0.0.1:2,127.0.0.2:2 "* ]]
 	[ "${lines[5]}" = "--nodelist=127.0.0.1,127.0.0.2" ]
@@ -252,6 +291,7 @@ bench --batch 128" ]
 	fake srun
 	export SLURM_JOB_ID=4242 SLURM_JOB_NODELIST=gpu01
 	run --separate-stderr launch 2n1g_b16_fp32 -- true
+	drop_meta
 	[ "$status" -eq 1 ]
 	[ "$output" = "" ]
 	[ "$stderr" = "launch: Slurm job 4242: 1 node, need 2 for 2n1g_b16_fp32" ]
@@ -261,24 +301,28 @@ bench --batch 128" ]
 	fake srun
 	export SLURM_JOB_ID=4242 SLURM_JOB_NUM_NODES=1
 	run --separate-stderr launch 1n1g_b16_fp32 -- echo direct
+	drop_meta
 	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = "direct" ]
 }
 
 @test "the command's exit status is launch's, with a message" {
 	run --separate-stderr launch 1n1g_b16_fp32 -- sh -c 'exit 3'
+	drop_meta
 	[ "$status" -eq 3 ]
 	[ "$stderr" = "launch: 1n1g_b16_fp32: failed with exit status 3" ]
 }
 
 @test "a command killed by a signal exits 128+n and names the signal" {
 	run --separate-stderr launch 1n1g_b16_fp32 -- sh -c 'kill -KILL $$'
+	drop_meta
 	[ "$status" -eq 137 ]
 	[ "$stderr" = "launch: 1n1g_b16_fp32: killed by signal 9 (Killed)" ]
 }
 
 @test "one failed rank fails the run" {
 	run --separate-stderr launch 1n2g_b16_fp32 -- sh -c '[ $OMPI_COMM_WORLD_RANK = 1 ] && exit 5; sleep 2'
+	drop_meta
 	[ "$status" -eq 5 ]
 	[ "${stderr##*$'\n'}" = "launch: 1n2g_b16_fp32: failed with exit status 5" ]
 }
@@ -293,6 +337,7 @@ bench --batch 128" ]
 	# 3 s: time enough for the shell to start both children on a loaded machine.
 	run --separate-stderr launch -t 3 1n1g_b16_fp32 -- \
 		sh -c 'echo $$ >>"$0"; sleep 300 & echo $! >>"$0"; sleep 300 & echo $! >>"$0"; wait' "$pids"
+	drop_meta
 	[ "$status" -eq 124 ]
 	[ "$stderr" = "launch: 1n1g_b16_fp32: timed out after 3 s" ]
 	[ "$(wc -l <"$pids")" -eq 3 ]
@@ -302,6 +347,7 @@ bench --batch 128" ]
 @test "at the timeout every rank of mpirun is killed" {
 	pids="$BATS_TEST_TMPDIR/pids"
 	run --separate-stderr launch -t 5 1n2g_b16_fp32 -- sh -c 'echo $$ >>"$0"; exec sleep 300' "$pids"
+	drop_meta
 	[ "$status" -eq 124 ]
 	grep -Fx "launch: 1n2g_b16_fp32: timed out after 5 s" <<<"$stderr"
 	[ "$(wc -l <"$pids")" -eq 2 ]
@@ -312,6 +358,7 @@ bench --batch 128" ]
 	pids="$BATS_TEST_TMPDIR/pids"
 	run --separate-stderr launch -t 1 1n1g_b16_fp32 -- \
 		sh -c 'trap "" TERM; echo $$ >>"$0"; while :; do sleep 0.2; done' "$pids"
+	drop_meta
 	[ "$status" -eq 124 ]
 	all_gone "$pids"
 }
@@ -320,6 +367,7 @@ bench --batch 128" ]
 	pids="$BATS_TEST_TMPDIR/pids"
 	run --separate-stderr launch 1n1g_b16_fp32 -- \
 		sh -c 'setsid sh -c "echo \$\$ >>$0; exec sleep 300" & sleep 0.5; exit 0' "$pids"
+	drop_meta
 	[ "$status" -eq 0 ]
 	[ "$(wc -l <"$pids")" -eq 1 ]
 	all_gone "$pids"
@@ -352,25 +400,32 @@ bench --batch 128" ]
 @test "usage errors exit 2" {
 	run --separate-stderr launch
 	[ "$status" -eq 2 ]
-	[ "$stderr" = "usage: launch [-t timeout] [-H hostfile] key -- command ..." ]
+	[ "$stderr" = "usage: launch [-t timeout] [-H hostfile] [-v command] key -- command ..." ]
 	run --separate-stderr launch 1n1g_b16_fp32 true
+	drop_meta
 	[ "$status" -eq 2 ]
-	[ "$stderr" = "usage: launch [-t timeout] [-H hostfile] key -- command ..." ]
+	[ "$stderr" = "usage: launch [-t timeout] [-H hostfile] [-v command] key -- command ..." ]
 	run --separate-stderr launch 1n1g_b16_fp32 --
+	drop_meta
 	[ "$status" -eq 2 ]
 	run --separate-stderr launch -x 1n1g_b16_fp32 -- true
+	drop_meta
 	[ "$status" -eq 2 ]
-	[ "${stderr##*$'\n'}" = "usage: launch [-t timeout] [-H hostfile] key -- command ..." ]
+	[ "${stderr##*$'\n'}" = "usage: launch [-t timeout] [-H hostfile] [-v command] key -- command ..." ]
 	run --separate-stderr launch 1n1g_b16_fp33 -- true
+	drop_meta
 	[ "$status" -eq 2 ]
 	[ "$stderr" = "launch: '1n1g_b16_fp33' is not a key <N>n<G>g_b<B>_<precision>" ]
 	run --separate-stderr launch -t 1.5 1n1g_b16_fp32 -- true
+	drop_meta
 	[ "$status" -eq 2 ]
 	[ "$stderr" = "launch: -t: '1.5' is not an integer" ]
 	run --separate-stderr launch -t 604801 1n1g_b16_fp32 -- true
+	drop_meta
 	[ "$status" -eq 2 ]
 	[ "$stderr" = "launch: -t: '604801' is out of range 0..604800" ]
 	run --separate-stderr launch 2000n1000g_b16_fp32 -- true
+	drop_meta
 	[ "$status" -eq 2 ]
 	[ "$stderr" = "launch: 2000n1000g_b16_fp32: 2000 × 1000 ranks, at most 1000000" ]
 }
@@ -397,4 +452,138 @@ bench --batch 128" ]
 		run -0 "$F/kill-outright" $how "$BATS_TEST_TMPDIR/pids-${how#* }-${how%%_*}"
 		[ "$output" = "" ]
 	done
+}
+
+# ---- the environment and memory lines (issue 11) ------------------------
+
+# The value of item $1 of node $2 (default 0) in $lines, %XX decoded; fails
+# when it is absent.
+env_item() {
+	local line
+	line=$(printf '%s\n' "${lines[@]}" | grep -m1 "^# env node=${2:-0} $1=") || return 1
+	printf '%b\n' "$(printf '%s' "${line#*"$1"=}" | sed 's/%\([0-9A-F][0-9A-F]\)/\\x\1/g')"
+}
+
+@test "env lines follow the header, come before the job's output, and each is one name=value" {
+	run --separate-stderr launch 1n1g_b16_fp32 -- echo hello
+	[ "$status" -eq 0 ]
+	[ "$stderr" = "" ]
+	[[ "${lines[0]}" == "# launch key=1n1g_b16_fp32 "* ]]
+	i=1
+	while [[ "${lines[i]}" == "# env "* ]]; do
+		[[ "${lines[i]}" =~ ^"# env node=0 "[A-Za-z0-9_.-]+=[^\ =]+$ ]]
+		i=$((i + 1))
+	done
+	[ "$i" -gt 8 ]
+	[ "${lines[i]}" = "hello" ]
+	# Each name once.
+	[ -z "$(printf '%s\n' "${lines[@]:1:i-1}" | cut -d' ' -f4 | cut -d= -f1 | sort | uniq -d)" ]
+}
+
+@test "env values are the machine's own, and what cannot be read is absent" {
+	run --separate-stderr launch 1n1g_b16_fp32 -- true
+	[ "$status" -eq 0 ]
+	[ "$(env_item hostname)" = "$(hostname)" ]
+	[ "$(env_item kernel)" = "$(uname -r)" ]
+	[ "$(env_item cpus)" = "$(getconf _NPROCESSORS_ONLN)" ]
+	[ "$(env_item mem_total_mib)" = "$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)" ]
+	[ "$(env_item cpu_model)" = "$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo | head -1)" ]
+	[ "$(env_item openmpi)" = "$(mpirun --version | sed -n 's/.*(Open MPI) //p' | head -1)" ]
+	[ -n "$(env_item load1)" ]
+	gov=/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor
+	if [ -r "$gov" ]; then
+		[ "$(env_item governor)" = "$(cat "$gov")" ]
+	else
+		! env_item governor
+	fi
+	# No nvidia-smi on PATH: no GPU item at all, not even a count.
+	! command -v nvidia-smi
+	! printf '%s\n' "${lines[@]}" | grep -q '^# env node=0 \(gpu\|cuda\)'
+	! printf '%s\n' "${lines[@]}" | grep -q '^# mem node=0 gpu='
+}
+
+@test "GPUs are described by nvidia-smi's own values; [N/A] fields are absent" {
+	mkdir -p "$BATS_TEST_TMPDIR/smi"
+	ln -s "$F/nvidia-smi" "$BATS_TEST_TMPDIR/smi/nvidia-smi"
+	PATH="$BATS_TEST_TMPDIR/smi:$PATH" run --separate-stderr launch 1n1g_b16_fp32 -- sleep 1
+	[ "$status" -eq 0 ]
+	[ "$(env_item gpus)" = 2 ]
+	[ "$(env_item cuda_driver)" = 535.104.05 ]
+	[ "$(env_item gpu0.name)" = "Tesla V100-SXM2-16GB" ]
+	[ "$(env_item gpu1.bus_id)" = 00000000:1B:00.0 ]
+	[ "$(env_item gpu0.memory_total_mib)" = 16160 ]
+	[ "$(env_item gpu0.clocks_max_sm_mhz)" = 1530 ]
+	[ "$(env_item gpu0.clocks_app_sm_mhz)" = 1312 ]
+	[ "$(env_item gpu0.power_limit_w)" = 300.00 ]
+	[ "$(env_item gpu1.throttle_reasons)" = 0x0000000000000004 ]
+	! env_item gpu1.clocks_app_sm_mhz
+	! env_item gpu1.clocks_app_mem_mhz
+	! env_item gpu2.name
+	# Memory: the largest memory.used the sampler printed, per device, at the end.
+	[ "${lines[-2]}" = "# mem node=0 gpu=0 gpu_peak_mib=2048" ]
+	[ "${lines[-1]}" = "# mem node=0 gpu=1 gpu_peak_mib=1024" ]
+}
+
+@test "the pipeline's version command adds its name=value lines; a hung one is left out" {
+	run --separate-stderr launch -v 'echo framework=torch; echo torch=2.1.0+cpu; echo "not a pair"; echo =x' \
+		1n1g_b16_fp32 -- true
+	[ "$status" -eq 0 ]
+	[ "$(env_item framework)" = torch ]
+	[ "$(env_item torch)" = 2.1.0+cpu ]
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^# env node=0 \(not\|=\)')" = 0 ]
+	run --separate-stderr launch -v 'echo framework=torch; exec sleep 60' 1n1g_b16_fp32 -- echo ran
+	[ "$status" -eq 0 ]
+	! env_item framework
+	drop_meta
+	[ "${lines[1]}" = ran ]
+}
+
+@test "the git commit of the command's repository, none outside one" {
+	run --separate-stderr launch 1n1g_b16_fp32 -- "$F/fake" x
+	[ "$status" -eq 0 ]
+	[ "$(env_item git_repo)" = "$ROOT" ]
+	[ "$(env_item git_commit)" = "$(git -C "$ROOT" rev-parse HEAD)" ]
+	[[ "$(env_item git_dirty)" =~ ^(yes|no)$ ]]
+	cp "$F/fake" "$BATS_TEST_TMPDIR/fake-copy"
+	run --separate-stderr launch 1n1g_b16_fp32 -- "$BATS_TEST_TMPDIR/fake-copy" x
+	echo "$stderr"
+	[ "$status" -eq 0 ]
+	! env_item git_commit
+}
+
+# A workload that holds $1 MiB, touched, for a second.
+hold() {
+	echo "python3 -c 'import time; b = bytearray($1 << 20); time.sleep(1)'"
+}
+
+@test "memory: the peak resident size of a known allocation, run directly" {
+	run --separate-stderr launch 1n1g_b16_fp32 -- sh -c "$(hold 300)"
+	[ "$status" -eq 0 ]
+	[[ "${lines[-1]}" =~ ^"# mem node=0 rank=0 host="[^\ ]+" rss_peak_mib="([0-9]+)$ ]]
+	mib=${BASH_REMATCH[1]}
+	# 300 MiB and the interpreter (and the shell) around it.
+	[ "$mib" -ge 300 ] && [ "$mib" -le 380 ]
+}
+
+@test "memory: every rank under mpirun writes its own peak, and node 0 its environment once" {
+	run --separate-stderr launch 1n2g_b16_fp32 -- sh -c "$(hold 200)"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^# env node=0 hostname=')" = 1 ]
+	for r in 0 1; do
+		line=$(printf '%s\n' "${lines[@]}" | grep "^# mem node=0 rank=$r ")
+		mib=${line##*rss_peak_mib=}
+		[ "$mib" -ge 200 ] && [ "$mib" -le 280 ]
+	done
+}
+
+@test "memory: launch's figure for bench agrees with bench's own peak_mem_mb" {
+	run --separate-stderr launch 1n1g_b2_fp32 -- bench --batch {batch} --image 32 --classes 10 --iters 2
+	[ "$status" -eq 0 ]
+	own=$(printf '%s\n' "${lines[@]}" | sed -n 's/^# end .*peak_mem_mb=\([0-9]*\)$/\1/p')
+	ours=$(printf '%s\n' "${lines[@]}" | sed -n 's/^# mem node=0 rank=0 .*rss_peak_mib=\([0-9]*\)$/\1/p')
+	echo "bench: $own MiB, launch: $ours MiB"
+	# bench's is its own process's peak (ru_maxrss); launch's the sampled
+	# tree, at least that peak as last sampled (VmHWM): within 5 % or 2 MiB.
+	d=$((own > ours ? own - ours : ours - own))
+	[ "$own" -gt 0 ] && [ "$d" -le $((own / 20 > 2 ? own / 20 : 2)) ]
 }

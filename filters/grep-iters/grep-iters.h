@@ -2,7 +2,7 @@
  * grep-iters.h — what the parts of grep-iters share: main.c reads the logs
  * and writes the records, paths.c reads a log's configuration from its
  * path, lines.c splits a log into lines, ranks.c groups the lines of
- * several ranks in one log.
+ * several ranks in one log, meta.c keeps launch's env and mem lines.
  */
 #ifndef DLBENCH_GREP_ITERS_H
 #define DLBENCH_GREP_ITERS_H
@@ -58,6 +58,17 @@ static inline char *lines_next(struct lines *r, struct input *in)
 		nl[-1] = '\0';
 	return start;
 }
+
+/* ---- launch's "# env" and "# mem" lines (meta.c) ------------------------ */
+
+struct metalines {
+	char **v;
+	size_t n, cap;
+};
+/* Keep s when it is an env or mem line (1), after checking its shape
+ * (dies naming in's file and line); 0 when it is neither. */
+int meta_keep(struct metalines *ml, const struct input *in, const char *s);
+void meta_free(struct metalines *ml);
 
 /* ---- several ranks in one log (ranks.c) --------------------------------- */
 

@@ -14,6 +14,8 @@
  * iteration: the median time or rate) and written sorted by iteration.
  * With -c dlperf the first line is the meta line "# mode=dlperf" and every
  * matching line is one record, in file order, numbered as printed.
+ * launch's "# env ..." and "# mem ..." lines follow the log's records, with
+ * "framework=<fw> key=<key> run=<run> " after "# env " (meta.c).
  */
 #include "grep-iters.h"
 #include "lib.h"
@@ -42,7 +44,10 @@ struct log {
 		char *text;
 	} pending[PENDING_MAX]; /* configuration lines before the format was known */
 	int npending;
-	struct ranks *ranks; /* a grouped format's lines */
+	struct ranks *ranks;   /* a grouped format's lines */
+	struct metalines meta; /* launch's "# env" and "# mem" lines */
+	char metaprefix[512];  /* "framework=<fw> key=<key> run=<run> " */
+	size_t mplen;
 };
 
 static int dlperf;
@@ -139,6 +144,11 @@ static void make_prefix(struct log *lg)
 	if (n < 0 || (size_t)n >= sizeof lg->prefix)
 		die("%s: framework name too long", lg->in.name);
 	lg->plen = (size_t)n;
+	n = snprintf(lg->metaprefix, sizeof lg->metaprefix, "framework=%s key=%s run=%ld ", fw, key,
+		     lg->run);
+	if (n < 0 || (size_t)n >= sizeof lg->metaprefix)
+		die("%s: framework name too long", lg->in.name);
+	lg->mplen = (size_t)n;
 	lg->tb = (double)key_total_batch(&lg->sc.key);
 }
 
@@ -279,6 +289,8 @@ static void grep_log(const char *path)
 		lg.sc.state = xcalloc(1, lg.fmt->state_size);
 	lines_reset(&rd);
 	for (char *s; (s = lines_next(&rd, &lg.in)) != NULL;) {
+		if (s[0] == '#' && meta_keep(&lg.meta, &lg.in, s))
+			continue;
 		if (!lg.fmt) {
 			if (*skipb(s) == '\0')
 				continue;
@@ -313,6 +325,14 @@ static void grep_log(const char *path)
 			    lg.in.name);
 		die("%s: no iteration lines of format %s", lg.in.name, lg.fmt->name);
 	}
+	/* launch's lines, "# env ..." → "# env framework=.. key=.. run=.. ...". */
+	for (size_t i = 0; i < lg.meta.n; i++) {
+		oput(lg.meta.v[i], 6);
+		oput(lg.metaprefix, lg.mplen);
+		oput(lg.meta.v[i] + 6, strlen(lg.meta.v[i] + 6));
+		orec();
+	}
+	meta_free(&lg.meta);
 	for (int i = 0; i < lg.npending; i++)
 		free(lg.pending[i].text);
 	free(lg.framework);

@@ -17,6 +17,10 @@
  *   mpirun -np N*G --host h1:G,...,hN:G --map-by ppr:G:node --bind-to none
  *          -x NAME ... command ...
  *
+ * Under srun and mpirun each rank runs as `<launch> --rank [-v cmd] --
+ * command ...` (memory.c: the node's environment, the rank's memory), with
+ * <launch> this program's own path, which every node must have too.
+ *
  * --host h:G declares G slots on h, so G ranks fit on every host however
  * many cores it has: G is the number of devices per node, and a GPU node
  * runs one rank per GPU. No --oversubscribe is ever needed. mpirun forwards
@@ -29,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 extern char **environ;
 
@@ -204,6 +209,23 @@ void command_build(struct job *job)
 		push(&av, "--bind-to");
 		push(&av, "none");
 		forward_env(&av);
+	}
+	if (job->how != DIRECT) {
+		char self[4096];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+		if (n > 0) {
+			self[n] = '\0';
+			push(&av, self);
+			push(&av, "--rank");
+			if (job->vcmd) {
+				push(&av, "-v");
+				push(&av, job->vcmd);
+			}
+			push(&av, "--");
+		} else {
+			warnf("/proc/self/exe:%s no environment or memory lines from the ranks",
+			      "");
+		}
 	}
 	for (int i = 0; i < job->ncmd; i++) {
 		char *w = substitute(job, job->cmd[i]);

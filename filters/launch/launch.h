@@ -6,6 +6,9 @@
  *   command.c    what runs: placeholders, environment, the argv, the header
  *   supervise.c  running it: process group, subreaper, timeout, signals,
  *                exit status
+ *   env.c        the machine: "# env" lines, once per node
+ *   memory.c     the job's peak memory ("# mem" lines) and the wrapper
+ *                around each rank under mpirun or srun (launch --rank)
  *   main.c       the options, then those three in turn
  */
 #ifndef DLBENCH_LAUNCH_H
@@ -13,7 +16,9 @@
 
 #include "lib.h"
 
+#include <signal.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <time.h>
 
 #define MAX_RANKS 1000000L /* N*G */
@@ -36,6 +41,7 @@ struct job {
 	long world;           /* N*G ranks */
 	long timeout;         /* seconds; 0: none */
 	const char *hostfile; /* -H, or NULL */
+	const char *vcmd;     /* -v: the pipeline's version command, or NULL */
 	char **cmd;           /* the command's words as given */
 	int ncmd;
 
@@ -63,6 +69,44 @@ void command_build(struct job *job);
 /* Run job->argv in its own process group to the end, the timeout or a
  * signal; leave no process behind. Returns launch's exit status. */
 int supervise(const struct job *job);
+
+#define SAMPLE_S 0.1 /* memory samples */
+
+/* Block SIGCHLD (with a handler, so it stays pending), SIGINT, SIGTERM and
+ * SIGHUP, to take them with await_signal; *old: the mask before. */
+void block_job_signals(sigset_t *set, sigset_t *old);
+/* The first signal of set within s seconds, or -1. */
+int await_signal(const sigset_t *set, double s);
+
+/* Every live process below this one (*out: malloc'd); their count. */
+size_t descendants(pid_t **out);
+
+/* Write the node's "# env node=<node> name=value" lines to stdout (one
+ * write): the machine, nvidia-smi's GPUs, Open MPI, the git repositories
+ * of cmd's files, and the "name=value" lines vcmd (sh -c; may be NULL)
+ * prints. Never fails; what cannot be read is left out. */
+void env_print(long node, const char *vcmd, char **cmd, int ncmd);
+
+/* The peak memory of the processes below this one, sampled. */
+struct memwatch {
+	long rss_peak_kib;
+	long seen; /* samples that found the job's processes */
+	pid_t smi; /* nvidia-smi -lms, or -1 */
+	int smi_fd;
+	char smibuf[512];
+	size_t smilen;
+	long *gpu_peak, ngpu; /* MiB per device index */
+};
+/* Start watching; gpus: also run nvidia-smi (when it exists) for the
+ * memory.used of every device. */
+void mem_start(struct memwatch *m, int gpus);
+void mem_sample(struct memwatch *m);
+void mem_stop(struct memwatch *m);
+/* "# mem node=.. rank=.. host=.. rss_peak_mib=.." and one line per GPU. */
+void mem_print(struct memwatch *m, long node, long rank);
+
+/* launch --rank [-v cmd] -- command ...: the wrapper of one rank. */
+int rank_main(int argc, char *argv[]);
 
 /* Seconds on the monotonic clock (the reachability check's and the
  * timeout's deadlines). */

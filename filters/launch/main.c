@@ -1,11 +1,14 @@
 /*
  * launch — run one configuration <N>n<G>g_b<B>_<prec> of a command.
  *
- * usage: launch [-t timeout] [-H hostfile] key -- command ...
+ * usage: launch [-t timeout] [-H hostfile] [-v command] key -- command ...
  *
  * Reads the key, an optional Open MPI host file (-H) and the environment;
  * writes to stdout one '#' header line (key, hosts, UTC start time, the
- * command line) followed by the command's own stdout; stderr passes through.
+ * command line), the "# env" lines of every node (env.c; -v: a command,
+ * run with sh -c on each node, whose "name=value" lines are added: the
+ * framework's versions), the command's own stdout, and the "# mem" lines
+ * of the job's peak memory (memory.c); stderr passes through.
  *
  *   1n1g, no -H, or 1n1g inside Slurm   the command itself, no mpirun
  *   SLURM_JOB_ID set                    srun --nodes=N --ntasks=N*G
@@ -16,6 +19,8 @@
  * The job is made of three steps, one file each: hosts.c (where it runs),
  * command.c (what runs, its environment and the header), supervise.c
  * (running it to its end, the timeout and signals, the exit status).
+ * Under mpirun or srun every rank runs inside `launch --rank` (memory.c),
+ * which writes its node's "# env" and its own "# mem" lines.
  *
  * Exit: the command's status (mpirun's: non-zero when any rank failed);
  * 128+n when it died of signal n; 124 at the timeout; 128+n when launch was
@@ -36,13 +41,16 @@ static void options(struct job *job, int argc, char *argv[])
 	int c;
 
 	opterr = 0;
-	while ((c = getopt(argc, argv, "+t:H:")) != -1) {
+	while ((c = getopt(argc, argv, "+t:H:v:")) != -1) {
 		switch (c) {
 		case 't':
 			job->timeout = (long)flag_int("-t", optarg, 0, MAX_TIMEOUT);
 			break;
 		case 'H':
 			job->hostfile = optarg;
+			break;
+		case 'v':
+			job->vcmd = optarg;
 			break;
 		default:
 			usage();
@@ -80,11 +88,15 @@ int main(int argc, char *argv[])
 	struct job job = {0};
 
 	progname = "launch";
-	usage_text = "launch [-t timeout] [-H hostfile] key -- command ...";
+	usage_text = "launch [-t timeout] [-H hostfile] [-v command] key -- command ...";
+	if (argc > 1 && strcmp(argv[1], "--rank") == 0)
+		return rank_main(argc, argv);
 	options(&job, argc, argv);
 
 	hosts_resolve(&job);
 	command_build(&job);
+	if (job.how == DIRECT)
+		env_print(0, job.vcmd, job.argv, (int)job.argc);
 	/* The header is out (or its write error reported) before the job starts. */
 	finish_output();
 	int rc = supervise(&job);

@@ -61,7 +61,7 @@
 /* Every live process below launch (children first-found order). With the
  * subreaper set, orphans of the job are re-parented to launch and stay in
  * this tree. zombies are skipped: their parent reaps them. */
-static size_t descendants(pid_t **out)
+size_t descendants(pid_t **out)
 {
 	struct proc {
 		pid_t pid, ppid;
@@ -207,8 +207,7 @@ static int reap(pid_t child, int *status)
 	return done;
 }
 
-/* The first signal of set within s seconds, or -1. */
-static int await(const sigset_t *set, double s)
+int await_signal(const sigset_t *set, double s)
 {
 	if (s < 0.001)
 		s = 0.001;
@@ -234,7 +233,7 @@ static void sweep(const sigset_t *set, double term_at)
 		} else if (t - term_at >= GRACE_S) {
 			kill_tree(SIGKILL);
 		}
-		await(set, 0.05);
+		await_signal(set, 0.05);
 	}
 }
 
@@ -246,7 +245,12 @@ static int wait_job(const struct job *job, pid_t child, pid_t outer, const sigse
 	long timeout = job->timeout;
 	double t0 = now_s(), term_at = -1;
 	int status = 0, why = 0, killed = 0; /* why: 0, -1 timeout, signal */
+	struct memwatch m;
 
+	/* Run directly, the job is measured here; else each rank's wrapper
+	 * (launch --rank, memory.c) does it on its host. */
+	if (job->how == DIRECT)
+		mem_start(&m, 1);
 	while (!reap(child, &status)) {
 		double t = now_s(), wait_s = 1;
 		if (timeout > 0 && !why && t - t0 >= timeout) {
@@ -264,7 +268,11 @@ static int wait_job(const struct job *job, pid_t child, pid_t outer, const sigse
 			wait_s = t0 + timeout - t;
 		else if (term_at >= 0 && !killed)
 			wait_s = term_at + GRACE_S - t;
-		int sig = await(set, wait_s);
+		if (job->how == DIRECT && wait_s > SAMPLE_S)
+			wait_s = SAMPLE_S;
+		int sig = await_signal(set, wait_s);
+		if (job->how == DIRECT)
+			mem_sample(&m);
 		if ((sig == SIGINT || sig == SIGTERM || sig == SIGHUP) && !why) {
 			why = sig;
 			if (getppid() != outer)
@@ -274,6 +282,10 @@ static int wait_job(const struct job *job, pid_t child, pid_t outer, const sigse
 			kill(-child, sig);
 			term_at = now_s();
 		}
+	}
+	if (job->how == DIRECT) {
+		mem_stop(&m);
+		mem_print(&m, 0, 0);
 	}
 	sweep(set, term_at);
 	if (why == -1)
@@ -296,7 +308,7 @@ static int relay(const struct job *job, pid_t inner, const sigset_t *set)
 	int status = 0;
 
 	while (!reap(inner, &status)) {
-		int sig = await(set, 1);
+		int sig = await_signal(set, 1);
 		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
 			kill(inner, sig);
 	}
@@ -317,18 +329,23 @@ static void on_sigchld(int sig)
 	(void)sig;
 }
 
+void block_job_signals(sigset_t *set, sigset_t *old)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGCHLD);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	signal(SIGCHLD, on_sigchld);
+	sigprocmask(SIG_BLOCK, set, old);
+}
+
 int supervise(const struct job *job)
 {
 	sigset_t set, old;
 	pid_t outer = getpid(), inner;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	signal(SIGCHLD, on_sigchld);
-	sigprocmask(SIG_BLOCK, &set, &old);
+	block_job_signals(&set, &old);
 #ifdef __linux__
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 #endif

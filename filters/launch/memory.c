@@ -1,0 +1,262 @@
+/*
+ * memory.c — the peak memory of a job, the same way for every framework,
+ * and the wrapper launch puts around every rank under mpirun or srun.
+ *
+ * Reads /proc (the processes below this one: VmRSS and VmHWM of each) every
+ * SAMPLE_S seconds and, where nvidia-smi exists, its memory.used per device
+ * every 0.5 s (one nvidia-smi -lms running beside the job); writes at the
+ * end, to stdout:
+ *
+ *   # mem node=<i> rank=<r> host=<h> rss_peak_mib=<n>
+ *   # mem node=<i> gpu=<k> gpu_peak_mib=<n>
+ *
+ * rss_peak_mib: the largest of the sampled sums of VmRSS over the process
+ * tree and of each process's own peak (VmHWM), MiB rounded up; both are
+ * measured lower bounds of the tree's true peak (a spike shorter than a
+ * sample in a tree of several processes can be missed). A job that ended
+ * before the first sample saw it has no rss line.
+ *
+ * The wrapper, `launch --rank [-v cmd] -- command ...`, runs as each rank:
+ * the first rank of a node (local rank 0) writes the node's "# env" lines
+ * (env.c) and samples its GPUs; every rank runs the command as its child,
+ * passes SIGINT, SIGTERM and SIGHUP on, samples its tree, writes its "# mem"
+ * lines and exits with the command's status (or dies of its signal).
+ */
+#include "launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+#define MAX_GPUS 64
+
+/* One process's VmRSS and VmHWM, in KiB; 0 when unreadable. */
+static void proc_rss(pid_t pid, long *rss, long *hwm)
+{
+	char path[64], buf[4096], *p;
+	int fd;
+	ssize_t n;
+
+	*rss = *hwm = 0;
+	snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if ((p = strstr(buf, "\nVmRSS:")))
+		*rss = strtol(p + 7, NULL, 10);
+	if ((p = strstr(buf, "\nVmHWM:")))
+		*hwm = strtol(p + 7, NULL, 10);
+}
+
+void mem_sample(struct memwatch *m)
+{
+	pid_t *d;
+	size_t n = descendants(&d);
+	long sum = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		long rss, hwm;
+		if (d[i] == m->smi)
+			continue;
+		proc_rss(d[i], &rss, &hwm);
+		sum += rss;
+		if (hwm > m->rss_peak_kib)
+			m->rss_peak_kib = hwm;
+	}
+	if (sum > m->rss_peak_kib)
+		m->rss_peak_kib = sum;
+	m->seen += sum > 0;
+	free(d);
+	/* nvidia-smi's lines "index, memory.used" so far. */
+	for (ssize_t r; m->smi_fd >= 0;) {
+		size_t room = sizeof m->smibuf - 1 - m->smilen;
+		if ((r = read(m->smi_fd, m->smibuf + m->smilen, room)) <= 0) {
+			if (r == 0 || errno != EAGAIN) {
+				close(m->smi_fd);
+				m->smi_fd = -1;
+			}
+			break;
+		}
+		m->smilen += (size_t)r;
+		m->smibuf[m->smilen] = '\0';
+		char *line = m->smibuf, *nl;
+		while ((nl = strchr(line, '\n'))) {
+			char *end, *v;
+			long k = strtol(line, &end, 10), used;
+			*nl = '\0';
+			for (v = end + 1; *v == ' '; v++)
+				;
+			if (end != line && *end == ',' && k >= 0 && k < MAX_GPUS &&
+			    parse_long(v, 0, 1L << 40, &used) == 0) {
+				if (k >= m->ngpu)
+					m->ngpu = k + 1;
+				if (used > m->gpu_peak[k])
+					m->gpu_peak[k] = used;
+			}
+			line = nl + 1;
+		}
+		m->smilen -= (size_t)(line - m->smibuf);
+		memmove(m->smibuf, line, m->smilen);
+		if (m->smilen == sizeof m->smibuf - 1)
+			m->smilen = 0; /* a line this long is not nvidia-smi's */
+	}
+}
+
+void mem_start(struct memwatch *m, int gpus)
+{
+	int fds[2];
+
+	memset(m, 0, sizeof *m);
+	m->smi = -1;
+	m->smi_fd = -1;
+	m->gpu_peak = xcalloc(MAX_GPUS, sizeof *m->gpu_peak);
+	if (!gpus || pipe(fds) != 0)
+		return;
+	if ((m->smi = fork()) < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return;
+	}
+	if (m->smi == 0) {
+		sigset_t none;
+		int null = open("/dev/null", O_RDWR);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+#ifdef __linux__
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+		close(fds[0]);
+		dup2(fds[1], STDOUT_FILENO);
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
+		execlp("nvidia-smi", "nvidia-smi", "--query-gpu=index,memory.used",
+		       "--format=csv,noheader,nounits", "-lms", "500", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+	m->smi_fd = fds[0];
+}
+
+/* Stop nvidia-smi (if some reap() of the caller took it already, waitpid
+ * says so and nothing is killed) and take its last lines. */
+void mem_stop(struct memwatch *m)
+{
+	int st;
+
+	if (m->smi > 0 && waitpid(m->smi, &st, WNOHANG) == 0) {
+		kill(m->smi, SIGKILL);
+		waitpid(m->smi, &st, 0);
+	}
+	m->smi = -1;
+	mem_sample(m);
+	if (m->smi_fd >= 0)
+		close(m->smi_fd);
+	m->smi_fd = -1;
+}
+
+void mem_print(struct memwatch *m, long node, long rank)
+{
+	char host[256];
+
+	if (gethostname(host, sizeof host) != 0)
+		snprintf(host, sizeof host, "unknown");
+	host[sizeof host - 1] = '\0';
+	for (char *p = host; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == '=' || *p == '%')
+			*p = '_';
+	if (m->seen)
+		printf("# mem node=%ld rank=%ld host=%s rss_peak_mib=%ld\n", node, rank, host,
+		       (m->rss_peak_kib + 1023) / 1024);
+	for (long k = 0; k < m->ngpu; k++)
+		printf("# mem node=%ld gpu=%ld gpu_peak_mib=%ld\n", node, k, m->gpu_peak[k]);
+	fflush(stdout);
+	free(m->gpu_peak);
+	m->gpu_peak = NULL;
+}
+
+/* An integer from the first of the environment variables set, else dflt. */
+static long env_long(const char *const names[], long dflt)
+{
+	long v;
+
+	for (; *names; names++) {
+		const char *s = getenv(*names);
+		if (s && parse_long(s, 0, MAX_RANKS, &v) == 0)
+			return v;
+	}
+	return dflt;
+}
+
+int rank_main(int argc, char *argv[])
+{
+	static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID",
+						NULL};
+	static const char *const local_vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID",
+						 NULL};
+	static const char *const gpu_vars[] = {"DLBENCH_GPUS", NULL};
+	const char *vcmd = NULL;
+	struct memwatch m;
+	sigset_t set, old;
+	int i = 2, status = 0;
+
+	if (i + 1 < argc && !strcmp(argv[i], "-v"))
+		vcmd = argv[i + 1], i += 2;
+	if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc)
+		die_usage("--rank [-v command] -- command ...");
+	char **cmd = argv + i + 1;
+	long rank = env_long(rank_vars, 0), local = env_long(local_vars, 0);
+	long gpus = env_long(gpu_vars, 1), node = rank / (gpus > 0 ? gpus : 1);
+
+	if (local == 0)
+		env_print(node, vcmd, cmd, argc - i - 1);
+	block_job_signals(&set, &old);
+	pid_t self = getpid(), child = fork();
+	if (child < 0)
+		die("fork:");
+	if (child == 0) {
+#ifdef __linux__
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != self)
+			_exit(128 + SIGTERM);
+#endif
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		execvp(cmd[0], cmd);
+		int err = errno;
+		warnf("%s:", cmd[0]);
+		_exit(err == ENOENT ? 127 : 126);
+	}
+	mem_start(&m, local == 0);
+	for (;;) {
+		pid_t p = waitpid(child, &status, WNOHANG);
+		if (p == child)
+			break;
+		int sig = await_signal(&set, SAMPLE_S);
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+			kill(child, sig);
+		mem_sample(&m);
+	}
+	mem_stop(&m);
+	mem_print(&m, node, rank);
+	if (WIFSIGNALED(status)) {
+		signal(WTERMSIG(status), SIG_DFL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		raise(WTERMSIG(status));
+		return 128 + WTERMSIG(status);
+	}
+	return WEXITSTATUS(status);
+}
