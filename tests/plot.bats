@@ -136,7 +136,9 @@ in_frame() {
 	[ "$output" = "plot: $T/of.tsv:1: a second framework, oneflow after ngc-pytorch (-s compare takes several)" ]
 	grep -v 1n1g "$P/plain.tsv" > "$T/no-base.tsv"
 	run -1 plot "$T/no-base.tsv"
-	[ "$output" = "plot: ngc-pytorch b256 amp: no 1n1g record (the ideal line and efficiency start there)" ]
+	[ "$output" = "plot: $T/no-base.tsv:1: ngc-pytorch b256 amp: no 1n1g record (the ideal line and efficiency start there)" ]
+	run -1 plot /dev/null
+	[ "$output" = "plot: /dev/null: no records to plot" ]
 	printf 'x\t1n1g_b16_fp32\t1\n' > "$T/short.tsv"
 	run -1 plot "$T/short.tsv"
 	[ "$output" = "plot: $T/short.tsv:1: 3 fields, expected 8 or 14 (speedup records)" ]

@@ -118,6 +118,9 @@ static void svg_inline(const char *path)
 		if (!s)
 			continue;
 		in_svg = 1;
+		if (strstr(s, "<script") || strstr(s, "<foreignObject"))
+			record_die(&in, "a script or foreign object in the SVG (gnuplot's mouse "
+					"option?): the page holds none");
 		printf("%s\n", s);
 	}
 	input_close(&in);

@@ -29,6 +29,8 @@ struct series {
 	long batch;
 	char prec[8];
 	struct point *pts; /* ladder order; pts[0] is 1n1g */
+	const char *file;  /* where its first record was read */
+	long line;
 	size_t npts, cap;
 };
 

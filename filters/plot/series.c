@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct series *series_of(struct plotdata *d, const struct medrec *r, size_t *cap)
+static struct series *series_of(struct plotdata *d, const struct input *in, const struct medrec *r,
+				size_t *cap)
 {
 	for (size_t i = 0; i < d->nseries; i++)
 		if (strcmp(d->series[i].framework, r->framework) == 0)
@@ -19,6 +20,8 @@ static struct series *series_of(struct plotdata *d, const struct medrec *r, size
 	struct series *s = &d->series[d->nseries++];
 	memset(s, 0, sizeof *s);
 	s->framework = xstrdup(r->framework);
+	s->file = in->name;
+	s->line = in->lineno;
 	s->batch = r->key.batch;
 	memcpy(s->prec, r->key.prec, sizeof s->prec);
 	return s;
@@ -246,7 +249,7 @@ static void add_record(struct plotdata *d, struct input *in, int compare, size_t
 	if (!compare && d->nseries && strcmp(r.framework, d->series[0].framework) != 0)
 		record_die(in, "a second framework, %s after %s (-s compare takes several)",
 			   r.framework, d->series[0].framework);
-	struct series *s = series_of(d, &r, cap);
+	struct series *s = series_of(d, in, &r, cap);
 	for (size_t i = 0; i < s->npts; i++)
 		if (s->pts[i].nodes == r.key.nodes && s->pts[i].gpus == r.key.gpus)
 			record_die(in, "duplicate configuration %s %s", r.framework, r.keytext);
@@ -270,12 +273,14 @@ void plotdata_read(struct plotdata *d, int argc, char **argv, int compare, const
 				env_from(d, in.line, &capenv);
 		}
 	if (d->nseries == 0)
-		die("no records to plot");
+		die("%s: no records to plot", argc > 0 ? argv[argc - 1] : "<stdin>");
 	for (size_t i = 0; i < d->nseries; i++) {
-		const struct point *p = &d->series[i].pts[0];
-		if (p->nodes != 1 || p->gpus != 1)
-			die("%s b%ld %s: no 1n1g record (the ideal line and efficiency start there)",
-			    d->series[i].framework, d->series[i].batch, d->series[i].prec);
+		const struct series *s = &d->series[i];
+		if (s->pts[0].nodes != 1 || s->pts[0].gpus != 1)
+			die_at(s->file, s->line,
+			       "%s b%ld %s: no 1n1g record (the ideal line and efficiency start "
+			       "there)",
+			       s->framework, s->batch, s->prec);
 	}
 	if (d->nenv)
 		qsort(d->env, d->nenv, sizeof *d->env, cmp_env);
