@@ -1,10 +1,10 @@
-# The filters: window, median and speedup one C file each in filters/;
-# table in filters/table/; grep-iters in filters/grep-iters/ (the driver, log
+# The filters: median, speedup and compare one C file each in filters/;
+# window in filters/window/, table in filters/table/; grep-iters in filters/grep-iters/ (the driver, log
 # paths, rank grouping) with the log formats in filters/formats/ (one file a
 # format and their registry); launch in filters/launch/. All link lib/. Files
 # added to those folders are built with no edit here.
 
-FILTERS := launch grep-iters window median speedup table plot compare
+FILTERS := launch grep-iters window median speedup table plot ranks compare
 FORMATS_LIB := $(OBJ)/libformats.a
 
 $(FORMATS_LIB): $(call objs,$(wildcard filters/formats/*.c))
@@ -27,3 +27,22 @@ $(BIN)/%: $(OBJ)/filters/%.o $(FORMATS_LIB) $(LIBDLBENCH) | $(BIN)
 filters: $(addprefix $(BIN)/,$(FILTERS))
 all: filters
 .PHONY: filters
+
+# `make compare BASE=<log tree>`: every configuration that both BASE and
+# LOGDIR hold (our layout, <framework>/<key>/<run>.log), BASE the baseline,
+# through window (WINDOW's flags) into compare (COMPARE_FLAGS, e.g. -t 5).
+# It fails when a configuration is significantly slower (make: "Error 3",
+# compare's status) or on bad input ("Error 1"): a CI job can gate on it
+# (doc/statistics.md).
+COMPARE_FLAGS ?=
+compare: $(addprefix $(BIN)/,grep-iters window compare)
+	@[ -n "$(BASE)" ] || { echo "make compare needs BASE=<log tree>" >&2; exit 2; }
+	@dirs() { (cd "$$1" && for d in */*/; do [ -e "$$d" ] && echo "$${d%/}"; done) | sort; }; \
+	common=$$(comm -12 <(dirs "$(BASE)") <(dirs "$(LOGDIR)")); \
+	[ -n "$$common" ] || { echo "make compare: $(BASE) and $(LOGDIR) have no configuration in common" >&2; exit 1; }; \
+	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	runs() { $(BIN)/grep-iters $$(for d in $$common; do echo "$$1/$$d"/*.log; done) \
+		| $(BIN)/window $(WINDOW) > "$$tmp/$$2"; }; \
+	runs "$(BASE)" base; runs "$(LOGDIR)" new; \
+	$(BIN)/compare $(COMPARE_FLAGS) "$$tmp/base" "$$tmp/new"
+.PHONY: compare
