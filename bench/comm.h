@@ -33,6 +33,9 @@ void comm_poll(void);
 /* Small host-side collectives. */
 double comm_max(double v); /* max over ranks, result on every rank */
 double comm_sum(double v); /* sum over ranks, result on every rank */
+/* Every rank's v on rank 0: all[r] is rank r's (comm_size() entries; other
+ * ranks' all is left alone). */
+void comm_gather(double v, double *all);
 void comm_barrier(void);
 
 /* Exit every rank (after a message has been printed by the caller); bench's

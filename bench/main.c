@@ -7,8 +7,12 @@
  * log (doc/formats.md) on stdout from rank 0, banners and errors on stderr;
  * --describe prints the layer table; --export DIR writes the files of
  * doc/correctness.md (export.c); --allreduce runs the allreduce benchmark
- * instead of training (allreduce/allreduce.c).
+ * instead of training (allreduce/allreduce.c). --rank-times adds each
+ * rank's compute time per step (the step less its wait for the gradient
+ * sums) as "# ranks iter=N compute_s=r0,r1,..."; DLBENCH_SLOW_RANK=R:MS makes
+ * rank R sleep MS ms in each step's compute, a slow rank on purpose (tests).
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +29,7 @@
 #include "model.h"
 
 typedef struct config {
-	int describe, verbose, allreduce;
+	int describe, verbose, allreduce, rank_times;
 	int batch, image, classes, iters, warmup, threads, lr_warmup, shard;
 	int precision, layout;
 	long long seed;
@@ -78,6 +82,7 @@ static const struct flag flags[] = {
 	FLAG("--bucket-mb", F_NUM, bucket_mb, 0.001, 1e6, "X"),
 	FLAG("--layout", F_CHOICE, layout, BK_LAYOUT_BLOCKED, 0, "blocked|nhwc"),
 	FLAG("--verbose", F_SWITCH, verbose, 0, 0, NULL),
+	FLAG("--rank-times", F_SWITCH, rank_times, 0, 0, NULL),
 	FLAG("--export", F_STR, export_dir, 0, 0, "DIR"),
 	FLAG("--loss-scale", F_NUM, loss_scale, 1, 16777216, "N"),
 	FLAG("--allreduce", F_MODE, allreduce, 0, 0, NULL),
@@ -323,6 +328,32 @@ static bk_op *sgd_plan(const model *m)
 	return bk_sgd_plan(m->params, m->grads, m->momentum, m->nparams, lo, hi, n);
 }
 
+/* DLBENCH_SLOW_RANK=R:MS: the milliseconds this rank sleeps in each step
+ * (0 unless R is this rank). */
+static long slow_rank_ms(int rank)
+{
+	const char *v = getenv("DLBENCH_SLOW_RANK");
+	long r, ms;
+	if (!v || !*v)
+		return 0;
+	const char *colon = strchr(v, ':');
+	char rs[32];
+	if (!colon || (size_t)(colon - v) >= sizeof rs)
+		die("DLBENCH_SLOW_RANK=%s: want RANK:MILLISECONDS", v);
+	memcpy(rs, v, (size_t)(colon - v));
+	rs[colon - v] = '\0';
+	if (parse_long(rs, 0, 1L << 30, &r) != 0 || parse_long(colon + 1, 0, 3600000, &ms) != 0)
+		die("DLBENCH_SLOW_RANK=%s: want RANK:MILLISECONDS (0..3600000)", v);
+	return r == rank ? ms : 0;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+	while (nanosleep(&t, &t) != 0 && errno == EINTR)
+		;
+}
+
 static const char *precision_name(int p)
 {
 	return p == BK_AMP ? "amp" : p == BK_BF16 ? "bf16" : p == BK_TF32 ? "tf32" : "fp32";
@@ -337,6 +368,7 @@ int main(int argc, char **argv)
 	config c;
 	parse(&c, argc, argv);
 	int rank = comm_rank(), size = comm_size();
+	long slow_ms = slow_rank_ms(rank);
 	static model m;
 
 	/* launch says how many ranks the configuration has; a job that came up
@@ -432,17 +464,30 @@ int main(int argc, char **argv)
 		       "batch_per_device=%d precision=%s image=%d data=synthetic\n",
 		       bk_name(), comm_nodes(), comm_local_size(), c.batch,
 		       precision_name(c.precision), c.image);
+		printf("# settings threads=%d layout=%s omp_num_threads=%s\n", c.threads,
+		       c.layout == BK_LAYOUT_NHWC      ? "nhwc"
+		       : c.layout == BK_LAYOUT_BLOCKED ? "blocked"
+						       : "default",
+		       getenv("OMP_NUM_THREADS") ? getenv("OMP_NUM_THREADS") : "-");
 		fflush(stdout);
 	}
 	comm_barrier();
 
 	double timed = 0.0;
+	double *rank_s = c.rank_times ? xmalloc((size_t)size * sizeof(double)) : NULL;
 	for (int it = 1; it <= c.iters; it++) {
 		double t0 = now();
 		bk_step_begin();
+		if (slow_ms > 0)
+			sleep_ms(slow_ms);
 		model_forward(&m, (float)c.label_smoothing, 1.0f / (float)global_batch);
 		bu.next = 0;
 		model_backward(&m, size > 1 ? bucket_ready : NULL, &bu);
+		double computed = 0.0;
+		if (rank_s) { /* a device's queued work is compute too */
+			bk_sync();
+			computed = now() - t0;
+		}
 		if (size > 1) {
 			bucket_ready(&bu, 0);
 			comm_allreduce_wait_all();
@@ -462,6 +507,14 @@ int main(int argc, char **argv)
 		double step = bk_step_end(t1 - t0);
 		if (it > c.warmup)
 			timed += step;
+		if (rank_s)
+			comm_gather(computed, rank_s);
+		if (rank == 0 && rank_s) {
+			printf("# ranks iter=%d compute_s=", it);
+			for (int r = 0; r < size; r++)
+				printf("%s%.4f", r ? "," : "", rank_s[r]);
+			putchar('\n');
+		}
 		if (rank == 0) {
 			printf("iter=%d loss=%.4f step_s=%.4f samples_per_s=%.2f ts=%lld.%06ld\n",
 			       it, gloss, step, (double)global_batch / step, (long long)tv.tv_sec,
@@ -471,6 +524,7 @@ int main(int argc, char **argv)
 		if (exporting)
 			export_after(c.export_dir, &m, gloss);
 	}
+	free(rank_s);
 	long peak = (long)comm_max(bk_peak_mem_mb());
 	if (rank == 0 && scaled)
 		printf("# loss_scale=%g skipped_steps=%ld\n", (double)bk_loss_scale(),

@@ -4,7 +4,7 @@
 # format and their registry); launch in filters/launch/. All link lib/. Files
 # added to those folders are built with no edit here.
 
-FILTERS := launch grep-iters window median speedup table plot compare
+FILTERS := launch grep-iters window median speedup table plot ranks compare
 FORMATS_LIB := $(OBJ)/libformats.a
 
 $(FORMATS_LIB): $(call objs,$(wildcard filters/formats/*.c))

@@ -108,6 +108,14 @@ double comm_sum(double v)
 	return r;
 }
 
+void comm_gather(double v, double *all)
+{
+	if (on && size > 1)
+		MPI_CHECK(MPI_Gather(&v, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+	else
+		all[0] = v;
+}
+
 void comm_barrier(void)
 {
 	if (on && size > 1)

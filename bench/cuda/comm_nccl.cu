@@ -204,6 +204,14 @@ extern "C" double comm_sum(double v)
 	return r;
 }
 
+extern "C" void comm_gather(double v, double *all)
+{
+	if (C.on && C.size > 1)
+		MPI_CHECK(MPI_Gather(&v, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+	else
+		all[0] = v;
+}
+
 extern "C" void comm_barrier(void)
 {
 	if (C.on && C.size > 1)
