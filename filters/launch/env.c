@@ -29,13 +29,6 @@
 #include <unistd.h>
 
 #define CMD_S   2.0 /* each program gathering runs */
-#define OUT_MAX 65536
-
-struct out {
-	char *s;
-	size_t len, cap;
-	long node;
-};
 
 static void put(struct out *o, const char *p, size_t n)
 {
@@ -45,7 +38,7 @@ static void put(struct out *o, const char *p, size_t n)
 }
 
 /* One item; n bytes of val, trimmed of blanks at both ends; none if empty. */
-static void item(struct out *o, const char *name, const char *val, size_t n)
+void item(struct out *o, const char *name, const char *val, size_t n)
 {
 	char head[96];
 
@@ -69,7 +62,7 @@ static void item(struct out *o, const char *name, const char *val, size_t n)
 	put(o, "\n", 1);
 }
 
-static void items(struct out *o, const char *name, const char *val)
+void items(struct out *o, const char *name, const char *val)
 {
 	item(o, name, val, strlen(val));
 }
@@ -101,7 +94,7 @@ static void file_item(struct out *o, const char *name, const char *path)
 
 /* The stdout of argv (stderr and stdin: /dev/null), at most size - 1 bytes,
  * when it exits 0 within CMD_S seconds; else -1 (it is killed at CMD_S). */
-static ssize_t run_capture(char *const argv[], char *buf, size_t size)
+ssize_t run_capture(char *const argv[], char *buf, size_t size, int partial)
 {
 	int fds[2], st;
 	size_t n = 0;
@@ -151,6 +144,12 @@ static ssize_t run_capture(char *const argv[], char *buf, size_t size)
 	kill(-pid, SIGKILL); /* its group: a shell's children too; a no-op when all are gone */
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
+	if (partial) { /* the whole lines it wrote */
+		char *nl = strrchr(buf, '\n');
+		n = nl ? (size_t)(nl - buf) + 1 : 0;
+		buf[n] = '\0';
+		return (ssize_t)n;
+	}
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? (ssize_t)n : -1;
 }
 
@@ -264,7 +263,7 @@ static void openmpi(struct out *o)
 {
 	char buf[1024], *p, *const av[] = {"mpirun", "--version", NULL};
 
-	if (run_capture(av, buf, sizeof buf) > 0 && (p = strstr(buf, "(Open MPI) ")))
+	if (run_capture(av, buf, sizeof buf, 0) > 0 && (p = strstr(buf, "(Open MPI) ")))
 		item(o, "openmpi", p + 11, strcspn(p + 11, "\n"));
 }
 
@@ -291,7 +290,7 @@ static void gpus(struct out *o)
 	char name[64], num[32];
 	long k = 0;
 
-	if (run_capture(av, buf, sizeof buf) <= 0)
+	if (run_capture(av, buf, sizeof buf, 0) <= 0)
 		return;
 	for (char *line = buf, *next; *line; line = next, k++) {
 		size_t len = strcspn(line, "\n");
@@ -318,76 +317,6 @@ static void gpus(struct out *o)
 	items(o, "gpus", num);
 }
 
-/* The git repositories holding the command's files: git_repo, git_commit,
- * git_dirty (tracked files changed), numbered from the second on. */
-static void git(struct out *o, char **cmd, int ncmd)
-{
-	char dirs[4][PATH_MAX], buf[PATH_MAX + 128], name[32];
-	int nd = 0;
-
-	for (int i = 0; i < ncmd && nd < 4; i++) {
-		char real[PATH_MAX], *slash;
-		struct stat sb;
-		if (!strchr(cmd[i], '/') || !realpath(cmd[i], real) || stat(real, &sb) != 0)
-			continue;
-		if (!S_ISDIR(sb.st_mode) && (slash = strrchr(real, '/')))
-			*slash = '\0';
-		char *const top[] = {"git",  "-C", real, "rev-parse", "--show-toplevel",
-				     "HEAD", NULL};
-		if (run_capture(top, buf, sizeof buf) <= 0)
-			continue;
-		char *nl = strchr(buf, '\n');
-		if (!nl)
-			continue;
-		*nl = '\0';
-		int k = 0;
-		while (k < nd && strcmp(dirs[k], buf) != 0)
-			k++;
-		if (k < nd)
-			continue;
-		size_t bl = strlen(buf);
-		if (bl >= PATH_MAX)
-			continue;
-		memcpy(dirs[nd++], buf, bl + 1);
-		char sfx[4] = "";
-		if (nd > 1)
-			snprintf(sfx, sizeof sfx, "%d", nd);
-		snprintf(name, sizeof name, "git_repo%s", sfx);
-		items(o, name, buf);
-		snprintf(name, sizeof name, "git_commit%s", sfx);
-		item(o, name, nl + 1, strcspn(nl + 1, "\n"));
-		char *const st[] = {"git",    "-C",          dirs[nd - 1],
-				    "status", "--porcelain", "--untracked-files=no",
-				    NULL};
-		ssize_t n = run_capture(st, buf, sizeof buf);
-		snprintf(name, sizeof name, "git_dirty%s", sfx);
-		if (n >= 0)
-			items(o, name, n ? "yes" : "no");
-	}
-}
-
-/* The pipeline's version command: its "name=value" lines, names of
- * [A-Za-z0-9_.-]; other lines are left out. */
-static void versions(struct out *o, const char *vcmd)
-{
-	static char buf[OUT_MAX];
-	char *const av[] = {"sh", "-c", (char *)vcmd, NULL};
-
-	if (!vcmd || run_capture(av, buf, sizeof buf) < 0)
-		return;
-	for (char *line = buf, *next; *line; line = next) {
-		size_t len = strcspn(line, "\n");
-		next = line + len + (line[len] == '\n');
-		line[len] = '\0';
-		size_t nl = strspn(line, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-					 "0123456789_.-");
-		if (nl && nl < 64 && line[nl] == '=') {
-			line[nl] = '\0';
-			items(o, line, line + nl + 1);
-		}
-	}
-}
-
 void env_print(long node, const char *vcmd, char **cmd, int ncmd)
 {
 	struct out o = {NULL, 0, 0, node};
@@ -395,8 +324,9 @@ void env_print(long node, const char *vcmd, char **cmd, int ncmd)
 	system_items(&o);
 	openmpi(&o);
 	gpus(&o);
-	git(&o, cmd, ncmd);
-	versions(&o, vcmd);
+	env_git(&o, cmd, ncmd);
+	env_libs(&o, cmd, ncmd);
+	env_versions(&o, vcmd);
 	fflush(stdout);
 	for (size_t w = 0; w < o.len;) {
 		ssize_t r = write(STDOUT_FILENO, o.s + w, o.len - w);

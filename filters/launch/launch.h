@@ -107,6 +107,30 @@ void mem_print(struct memwatch *m, long node, long rank);
 
 /* launch --rank [-v cmd] -- command ...: the wrapper of one rank. */
 int rank_main(int argc, char *argv[]);
+/* launch --libs program: the linked libraries' versions (libs.c). */
+int libs_main(int argc, char *argv[]);
+
+/* The stdout of argv (stderr and stdin: /dev/null), at most size - 1
+ * bytes, NUL-terminated, when it exits 0 within 2 s; else -1 (it is killed
+ * then); partial: the whole lines it wrote, however it ended. */
+ssize_t run_capture(char *const argv[], char *buf, size_t size, int partial);
+
+#define OUT_MAX 65536 /* the output of a program run by env.c or libs.c */
+
+/* The "# env" lines of one node, built up (env.c, libs.c). */
+struct out {
+	char *s;
+	size_t len, cap;
+	long node;
+};
+/* One item name=<n bytes of val>, trimmed, %XX-encoded; none when empty. */
+void item(struct out *o, const char *name, const char *val, size_t n);
+void items(struct out *o, const char *name, const char *val);
+/* libs.c: git_repo/git_commit/git_dirty of the command's files; the
+ * pipeline's version command's name=value lines; the linked libraries'. */
+void env_git(struct out *o, char **cmd, int ncmd);
+void env_versions(struct out *o, const char *vcmd);
+void env_libs(struct out *o, char **cmd, int ncmd);
 
 /* Seconds on the monotonic clock (the reachability check's and the
  * timeout's deadlines). */

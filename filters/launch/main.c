@@ -91,6 +91,8 @@ int main(int argc, char *argv[])
 	usage_text = "launch [-t timeout] [-H hostfile] [-v command] key -- command ...";
 	if (argc > 1 && strcmp(argv[1], "--rank") == 0)
 		return rank_main(argc, argv);
+	if (argc > 1 && strcmp(argv[1], "--libs") == 0)
+		return libs_main(argc, argv);
 	options(&job, argc, argv);
 
 	hosts_resolve(&job);
