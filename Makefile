@@ -198,6 +198,9 @@ endif
 # a lock named after its host file (they would share devices and cores).
 RUN_LOCK = $(LOGDIR)/.lock-$(if $(HOSTS),$(notdir $(HOSTS)),localhost)
 
+# A word for sh: in single quotes, a ' in it as '\''.
+shq = '$(subst ','\'',$(1))'
+
 # run_rule KEY: how one log of KEY comes to be. The log is written to a
 # temporary file and renamed, so a failed or interrupted run leaves none.
 define run_rule
@@ -205,7 +208,8 @@ $(LOGDIR)/$(FRAMEWORK)/$(1)/%.log: | $$($(FRAMEWORK)_DEPS) $(BIN)/launch
 	@mkdir -p $$(@D) $(LOGDIR)
 	@echo "run: $(FRAMEWORK) $(1) #$$* …" >&2
 	@trap 'rm -f $$@.tmp' EXIT; start=$$$$(date +%s); \
-	flock $(RUN_LOCK) $(BIN)/launch -t $(TIMEOUT) $(if $(HOSTS),-H $(HOSTS)) $(1) -- \
+	flock $(RUN_LOCK) $(BIN)/launch -t $(TIMEOUT) $(if $(HOSTS),-H $(HOSTS)) \
+		$$(if $$($(FRAMEWORK)_VERSIONS),-v $$(call shq,$$($(FRAMEWORK)_VERSIONS))) $(1) -- \
 		$$($(FRAMEWORK)_CMD) > $$@.tmp || { rc=$$$$?; rm -f $$@.tmp; \
 		echo "make: $(FRAMEWORK) $(1) run $$* failed (exit $$$$rc); no log kept" >&2; exit $$$$rc; }; \
 	mv $$@.tmp $$@; \
