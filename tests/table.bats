@@ -383,3 +383,75 @@ bench_log() { # path step_s total_batch: 120 iterations of bench's log
 	run -1 --separate-stderr table "$BATS_TEST_TMPDIR/n"
 	[ "$stderr" = "table: $BATS_TEST_TMPDIR/n:1: NUL byte in the line" ]
 }
+
+# ---- launch's environment and memory (meta lines from grep-iters) ---------
+
+# Two configurations of bench, runs 1 and 2 each, with env and mem lines.
+env_input() {
+	printf 'bench\t1n1g_b16_fp32\t10.00\t10.00\t9.90\t10.10\t2\t1.00\n'
+	printf 'bench\t1n2g_b16_fp32\t19.00\t19.00\t18.90\t19.10\t2\t1.90\n'
+	for k in 1n1g_b16_fp32 1n2g_b16_fp32; do
+		for r in 1 2; do
+			p="framework=bench key=$k run=$r node=0"
+			echo "# env $p hostname=vm$r"
+			echo "# env $p cpu_model=AMD%20EPYC%207B13"
+			kernel=6.1.0
+			[ "$k$r" != 1n2g_b16_fp322 ] || kernel=${KERNEL2:-6.1.0}
+			echo "# env $p kernel=$kernel"
+			echo "# env $p load1=0.$r"
+			echo "# env $p onednn=3.0.1"
+			echo "# mem $p rank=0 host=vm$r rss_peak_mib=$((300 + r))"
+		done
+	done
+	echo "# mem framework=bench key=1n2g_b16_fp32 run=2 node=0 rank=1 host=vm2 rss_peak_mib=410"
+}
+
+@test "memory: the largest peak over runs and ranks, a column before published" {
+	run -0 --separate-stderr bash -c "$(declare -f env_input); env_input | table -p '$D/ngc-pytorch_amp_b256_dynamic.tsv'"
+	[[ "${lines[1]}" == *"| spread | memory | published |" ]]
+	[[ "${lines[3]}" == "| 1 | 1 | 16 | 10.00 | "*" | 302 | - |" ]]
+	[[ "${lines[4]}" == "| 1 | 2 | 16 | 19.00 | "*" | 410 | - |" ]]
+	run -0 --separate-stderr bash -c "$(declare -f env_input); env_input | table -s compare"
+	[ "${lines[1]}" = "| node num | device num | bench | bench memory |" ]
+	[ "${lines[4]}" = "| 1 | 2 | 19.00 | 410 |" ]
+}
+
+@test "memory: GPU memory wins over resident memory; without mem lines no column" {
+	run -0 --separate-stderr bash -c "$(declare -f env_input); { env_input;
+		echo '# mem framework=bench key=1n1g_b16_fp32 run=1 node=0 gpu=0 gpu_peak_mib=12565'; } | table"
+	[[ "${lines[3]}" == *" | 12565 |" ]]
+	[[ "${lines[4]}" == *" | 410 |" ]]
+	run -0 --separate-stderr bash -c "$(declare -f env_input); env_input | grep -v '^# mem' | table"
+	[[ "${lines[1]}" == *"| spread |" ]]
+}
+
+@test "the footer names the machine and the versions; equal environments are not flagged" {
+	run -0 --separate-stderr bash -c "$(declare -f env_input); env_input | table"
+	[ "${lines[-2]}" = "- machine: vm1 / vm2, AMD EPYC 7B13, kernel 6.1.0" ]
+	[ "${lines[-1]}" = "- versions: onednn 3.0.1" ]
+	! printf '%s\n' "${lines[@]}" | grep -q differ
+}
+
+@test "runs of one configuration whose environments differ are flagged, load and host aside" {
+	run -0 --separate-stderr bash -c "$(declare -f env_input); KERNEL2=6.5.0 env_input | table"
+	[ "${lines[-1]}" = "- **environments differ**: bench 1n2g_b16_fp32 node 0: kernel is 6.1.0 in run 1, 6.5.0 in run 2" ]
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c differ)" = 1 ]
+	run -0 --separate-stderr bash -c "$(declare -f env_input); KERNEL2=6.5.0 env_input | grep -v '1n1g' | table -s json"
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+c = d["r50"]["1n2g"]
+assert c["memory_mib"] == 410 and c["environment_differs"] == ["kernel"], c
+e = d["environment"]
+assert len(e) == 2 and e[0]["run"] == 1 and e[1]["kernel"] == "6.5.0", e
+assert e[0]["cpu_model"] == "AMD EPYC 7B13" and e[0]["load1"] == "0.1", e[0]'
+}
+
+@test "a malformed env or mem meta line is an error naming file and line" {
+	printf '# env framework=bench key=1n1g_b16_fp32 run=1 node=0\n' >"$BATS_TEST_TMPDIR/bad"
+	run -1 --separate-stderr table "$BATS_TEST_TMPDIR/bad"
+	[[ "$stderr" == "table: $BATS_TEST_TMPDIR/bad:1: "* ]]
+	printf '# mem framework=bench key=1n1g_b16_fp32 run=1 node=0 rss_peak_mib=many\n' >"$BATS_TEST_TMPDIR/bad"
+	run -1 --separate-stderr table "$BATS_TEST_TMPDIR/bad"
+	[[ "$stderr" == "table: $BATS_TEST_TMPDIR/bad:1: "* ]]
+}

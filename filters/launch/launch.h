@@ -111,7 +111,7 @@ int rank_main(int argc, char *argv[]);
 int libs_main(int argc, char *argv[]);
 
 /* The stdout of argv (stderr and stdin: /dev/null), at most size - 1
- * bytes, NUL-terminated, when it exits 0 within 2 s; else -1 (it is killed
+ * bytes, NUL-terminated, when it exits 0 within 3 s; else -1 (it is killed
  * then); partial: the whole lines it wrote, however it ended. */
 ssize_t run_capture(char *const argv[], char *buf, size_t size, int partial);
 
