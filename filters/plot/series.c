@@ -7,6 +7,7 @@
  */
 #include "plot.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,17 +45,11 @@ static void add_point(struct series *s, const struct point *p)
 	s->pts[j] = *p;
 }
 
-/* Field i: a number (> 0 when positive is set), or -1 for "-". */
-static double num_or_none(struct input *in, int i, const char *what, int positive)
-{
-	return strcmp(in->f[i], "-") == 0 ? -1 : record_num(in, i, what, positive);
-}
-
-/* The record just read as a point: 8 columns (speedup last) or 14. */
+/* The record just read, parsed by medrec_parse and medrec_stats, as a
+ * point: 8 columns (speedup last) or 14 (speedup speedup_pm efficiency
+ * after the 11 median columns). */
 static void point_of(struct input *in, const struct medrec *r, struct point *p)
 {
-	int stats = in->nf == PLOT_NF_STATS;
-
 	memset(p, 0, sizeof *p);
 	p->nodes = r->key.nodes;
 	p->gpus = r->key.gpus;
@@ -63,22 +58,21 @@ static void point_of(struct input *in, const struct medrec *r, struct point *p)
 	p->min = r->min;
 	p->max = r->max;
 	p->ci_lo = p->ci_hi = p->cv = p->speedup_pm = -1;
-	p->speedup = record_num(in, stats ? 11 : MEDREC_NF, "speedup", 1);
+	p->speedup = record_num(in, r->stats ? 11 : MEDREC_NF, "speedup", 1);
 	p->efficiency = p->speedup / (double)(p->nodes * p->gpus) * 100;
-	if (!stats)
+	if (!r->stats)
 		return;
-	p->ci_lo = num_or_none(in, 7, "ci_lo", 0);
-	p->ci_hi = num_or_none(in, 8, "ci_hi", 0);
-	if ((p->ci_lo < 0) != (p->ci_hi < 0) || p->ci_lo > p->ci_hi)
-		record_die(in, "ci_lo..ci_hi '%s'..'%s' is not an interval", in->f[7], in->f[8]);
-	p->cv = num_or_none(in, 9, "cv_pct", 0);
-	if (strcmp(in->f[10], "-") != 0) {
-		size_t len = strlen(in->f[10]);
-		if (strspn(in->f[10], "0123456789,") != len || len >= sizeof p->outliers)
-			record_die(in, "outliers '%s' are not run numbers", in->f[10]);
-		memcpy(p->outliers, in->f[10], len + 1);
+	if (!isnan(r->ci_lo)) {
+		p->ci_lo = r->ci_lo;
+		p->ci_hi = r->ci_hi;
+		p->cv = r->cv;
 	}
-	p->speedup_pm = num_or_none(in, 12, "speedup_pm", 0);
+	if (r->outliers && strlen(in->f[10]) < sizeof p->outliers)
+		memcpy(p->outliers, in->f[10], strlen(in->f[10]) + 1);
+	else if (r->outliers)
+		record_die(in, "outliers '%s': too many runs to show", in->f[10]);
+	if (strcmp(in->f[12], "-") != 0)
+		p->speedup_pm = record_num(in, 12, "speedup_pm", 0);
 	p->efficiency = record_num(in, 13, "efficiency", 1) * 100;
 }
 
@@ -240,7 +234,9 @@ static void add_record(struct plotdata *d, struct input *in, int compare, size_t
 			   d->stats ? PLOT_NF_STATS : PLOT_NF_PLAIN);
 	d->stats = in->nf == PLOT_NF_STATS;
 	medrec_parse(in, in->nf, &r);
+	medrec_stats(in, medrec_fields(in, 3), &r);
 	point_of(in, &r, &p);
+	free(r.stats_text);
 	if (d->nseries &&
 	    (r.key.batch != d->series[0].batch || strcmp(r.key.prec, d->series[0].prec) != 0))
 		record_die(in, "%s: one batch and precision to a plot, not b%ld %s and b%ld %s",
