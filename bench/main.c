@@ -464,11 +464,15 @@ int main(int argc, char **argv)
 		       "batch_per_device=%d precision=%s image=%d data=synthetic\n",
 		       bk_name(), comm_nodes(), comm_local_size(), c.batch,
 		       precision_name(c.precision), c.image);
-		printf("# settings threads=%d layout=%s omp_num_threads=%s\n", c.threads,
+		printf("# env node=0 setting.threads=%d\n# env node=0 setting.layout=%s\n"
+		       "# env node=0 setting.omp_num_threads=%s\n",
+		       c.threads,
 		       c.layout == BK_LAYOUT_NHWC      ? "nhwc"
 		       : c.layout == BK_LAYOUT_BLOCKED ? "blocked"
 						       : "default",
-		       getenv("OMP_NUM_THREADS") ? getenv("OMP_NUM_THREADS") : "-");
+		       getenv("OMP_NUM_THREADS") && *getenv("OMP_NUM_THREADS")
+			       ? getenv("OMP_NUM_THREADS")
+			       : "-");
 		fflush(stdout);
 	}
 	comm_barrier();

@@ -1,7 +1,7 @@
 # oneflow: OneFlow-Benchmark Classification/cnns of_cnn_train_val.py, as
 # DLPerf ran it (OneFlow 0.2/0.3; 120 iterations, printed every 20: see
 # doc/formats.md; --channel_last False: NCHW, said in the log's settings
-# line). Give ONEFLOW_CNNS=<checkout>/Classification/cnns;
+# lines). Give ONEFLOW_CNNS=<checkout>/Classification/cnns;
 # DATA=<OFRecord ImageNet> (empty: synthetic data). One process per node
 # drives its GPUs.
 
@@ -9,7 +9,7 @@ ONEFLOW_CNNS ?=
 DATA ?=
 PYTHON ?= python3
 oneflow_CMD = $(call need,ONEFLOW_CNNS,path to OneFlow-Benchmark/Classification/cnns) \
-	$(abspath pipelines/per-node) bash -c 'echo "\# settings layout=nchw use_fp16=$$( [ {precision} = fp32 ] && echo no || echo yes ) data=$(if $(DATA),ofrecord,synthetic)"; \
+	$(abspath pipelines/per-node) bash -c 'printf "\# env node=0 setting.%s\n" layout=nchw use_fp16=$$( [ {precision} = fp32 ] && echo no || echo yes ) data=$(if $(DATA),ofrecord,synthetic); \
 	exec $(PYTHON) $(ONEFLOW_CNNS)/of_cnn_train_val.py \
 	--num_nodes {nodes} --node_ips $$NODE_IPS --gpu_num_per_node {gpus} \
 	--batch_size_per_device {batch} --model resnet50 --num_epochs 1 --num_iters 120 \

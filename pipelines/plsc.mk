@@ -7,7 +7,7 @@ PLSC ?=
 PYTHON ?= python3
 plsc_CMD = $(call need,PLSC,path to a PLSC checkout with DLPerf's train.py) \
 	$(abspath pipelines/per-node) bash -c 'cd $(PLSC) && gpus=$$(seq -s, 0 $$(( {gpus} - 1 ))); \
-	echo "\# settings loss_type=$$( [ $$(( {nodes} * {gpus} )) = 1 ] && echo script-default || echo dist_arcface )"; \
+	echo "\# env node=0 setting.loss_type=$$( [ $$(( {nodes} * {gpus} )) = 1 ] && echo script-default || echo dist_arcface )"; \
 	if [ $$(( {nodes} * {gpus} )) = 1 ]; then exec $(PYTHON) train.py --batch_size {batch}; fi; \
 	exec $(PYTHON) -m paddle.distributed.launch --cluster_node_ips $$NODE_IPS \
 	--node_ip $$(echo $$NODE_IPS | cut -d, -f$$(( NODE_RANK + 1 ))) --selected_gpus $$gpus \

@@ -9,7 +9,7 @@
 # ~40 %); threads = cores / processes on the node; channels_last, the faster
 # layout at every size and precision measured here (doc/measurements.md;
 # PYTORCH_LAYOUT=nchw for the other). The script writes the settings in
-# effect into the log: "# settings allocator=... malloc_conf=... threads=...".
+# effect into the log: "# env node=0 setting.allocator=jemalloc" and so on.
 # More than one process (mpirun's OMPI_COMM_WORLD_* or torchrun's env://)
 # trains with DDP over gloo.
 

@@ -230,7 +230,7 @@ medm() { printf '%s' "${M[$1]-}" | median; }
 # backward-data, backward-weights; a multiply-add counts 2).
 gflop_per_image() { awk -v p="$1" 'BEGIN { printf "%.4f\n", 24.5 * (p / 224) ^ 2 }'; }
 
-echo "# perf-cpu $(date -u -r "$LOGS/peak.txt" +%Y-%m-%dT%H:%MZ)${REPORT_ONLY:+ (report of logs)}: $(nproc) cores, $THREADS threads, batch $BATCH," \
+echo "# perf-cpu $(date -u -r "$LOGS/peak.txt" +%Y-%m-%dT%H:%MZ)${REPORT_ONLY:+ (report of logs)}: $(env -u OMP_NUM_THREADS nproc) cores, $THREADS threads, batch $BATCH," \
 	"$ITERS iterations ($WARMUP warm-up), images/s from the $STAT step, median of $REPEAT run(s)"
 echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'); oneDNN roof (bin/perf-roof):" \
 	"fp32 $roof_fp32 GFLOP/s, bf16 $roof_bf16 GFLOP/s"
@@ -242,7 +242,8 @@ echo "# PyTorch: $("$PYTHON" -c 'import torch; print(torch.__version__)' 2>/dev/
 # The settings PyTorch ran with, as its own log says them (the first cl run's).
 for f in "$LOGS"/pytorch_*_cl_1.log "$LOGS"/pytorch_*_1.log; do
 	[ -r "$f" ] || continue
-	echo "# PyTorch settings ($(basename "$f")): $(sed -n 's/^# settings //p' "$f" | head -n 1)"
+	echo "# PyTorch settings ($(basename "$f")):" \
+		"$(sed -n 's/^# env node=0 setting\.//p' "$f" | paste -sd' ')"
 	break
 done
 echo "# bench settings: --threads $THREADS, OMP_NUM_THREADS=$THREADS, its default layout (blocked)"
