@@ -28,7 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define CMD_S   3.0 /* each program gathering runs, at most */
+#define CMD_S 3.0 /* each program gathering runs, at most */
 
 static void put(struct out *o, const char *p, size_t n)
 {
