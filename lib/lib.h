@@ -187,7 +187,7 @@ int key_ladder_cmp(const struct key *a, const struct key *b);
 
 /* window's output, which median and compare read: framework, key, run,
  * samples_per_s, and in our mode jitter_pct, drift_pct, steady (doc/formats.md). */
-#define WINREC_NF	 4
+#define WINREC_NF        4
 #define WINREC_STEADY_NF 7
 
 struct winrec {
@@ -224,8 +224,8 @@ struct medrec {
 	 * MEDREC_NF fields (DLPerf's mode); ci_lo and ci_hi NAN for "-" */
 	int stats;
 	double ci_lo, ci_hi, cv;
-	int outliers;       /* outliers is not "-" */
-	char *stats_text;   /* fields 7..10 as read, tab-separated (one allocation) */
+	int outliers;     /* outliers is not "-" */
+	char *stats_text; /* fields 7..10 as read, tab-separated (one allocation) */
 };
 
 /* Validate the record just read by input_record, which must have nf fields
