@@ -23,9 +23,11 @@ a 224 px step costs 15 s instead of 1.8 s here, page faults), intra-op
 threads = cores / processes on the node, channels_last (faster than NCHW at
 every size and precision measured here, doc/measurements.md). When jemalloc
 is not preloaded the script runs itself again with it (--allocator system:
-glibc malloc). The settings in effect go into the log after the header:
+glibc malloc). The settings in effect go into the log after the header, one
+line each, in the form of launch's environment lines (doc/formats.md):
 
-    # settings allocator=jemalloc malloc_conf=dirty_decay_ms:-1,muzzy_decay_ms:-1 threads=2 ...
+    # env node=0 setting.allocator=jemalloc
+    # env node=0 setting.malloc_conf=dirty_decay_ms:-1,muzzy_decay_ms:-1
 
 Run it with /usr/bin/python3 (Debian's torch).
 """
@@ -201,11 +203,15 @@ def main():
         print(f"# bench model=resnet50 backend=pytorch-cpu nodes={world // lsize} "
               f"gpus_per_node={lsize} batch_per_device={args.batch} "
               f"precision={args.precision} image={args.image} data=synthetic", flush=True)
-        print(f"# settings allocator={mapped_allocator()} "
-              f"malloc_conf={os.environ.get('MALLOC_CONF') or '-'} "
-              f"threads={torch.get_num_threads()} "
-              f"interop_threads={torch.get_num_interop_threads()} layout={args.layout} "
-              f"autocast={'bf16' if amp else 'none'} torch={torch.__version__}", flush=True)
+        settings = (("allocator", mapped_allocator()),
+                    ("malloc_conf", os.environ.get("MALLOC_CONF") or "-"),
+                    ("threads", torch.get_num_threads()),
+                    ("interop_threads", torch.get_num_interop_threads()),
+                    ("layout", args.layout), ("autocast", "bf16" if amp else "none"),
+                    ("torch", torch.__version__))
+        for k, v in settings:
+            print(f"# env node=0 setting.{k}={v}")
+        sys.stdout.flush()
         print(f"{PROG}: torch {torch.__version__}, {threads} threads, {args.layout}, "
               f"{world} process(es)", file=sys.stderr)
 

@@ -129,32 +129,43 @@ export_step() {
 	mkdir -p "$d"
 	run -0 --separate-stderr "$PY" "$ROOT/pipelines/pytorch_synthetic.py" --batch 2 \
 		--image 32 --classes 10 --iters 2 --threads 1 --allocator system
-	[ "${#lines[@]}" -eq 5 ]
+	[ "${#lines[@]}" -eq 11 ]
 	[ "${lines[0]}" = "# bench model=resnet50 backend=pytorch-cpu nodes=1 gpus_per_node=1 batch_per_device=2 precision=fp32 image=32 data=synthetic" ]
-	[[ "${lines[1]}" == "# settings allocator=glibc malloc_conf=- threads=1 interop_threads="[1-9]*" layout=channels_last autocast=none torch="?* ]]
-	[[ "${lines[2]}" =~ ^iter=1\ loss=[0-9]+\.[0-9]{4}\ step_s=[0-9]+\.[0-9]{4}\ samples_per_s=[0-9]+\.[0-9]{2}\ ts=[0-9]+\.[0-9]{6}$ ]]
-	[[ "${lines[3]}" =~ ^iter=2\  ]]
-	[[ "${lines[4]}" =~ ^#\ end\ iters=2\ peak_mem_mb=[1-9][0-9]*$ ]]
+	[ "$(printf '%s\n' "${lines[@]:1:7}" | sed 's/^# env node=0 setting\.//; s/=.*//' | paste -sd' ')" = "allocator malloc_conf threads interop_threads layout autocast torch" ]
+	[ "${lines[1]}" = "# env node=0 setting.allocator=glibc" ]
+	[ "${lines[2]}" = "# env node=0 setting.malloc_conf=-" ]
+	[ "${lines[3]}" = "# env node=0 setting.threads=1" ]
+	[ "${lines[5]}" = "# env node=0 setting.layout=channels_last" ]
+	[ "${lines[6]}" = "# env node=0 setting.autocast=none" ]
+	[[ "${lines[8]}" =~ ^iter=1\ loss=[0-9]+\.[0-9]{4}\ step_s=[0-9]+\.[0-9]{4}\ samples_per_s=[0-9]+\.[0-9]{2}\ ts=[0-9]+\.[0-9]{6}$ ]]
+	[[ "${lines[9]}" =~ ^iter=2\  ]]
+	[[ "${lines[10]}" =~ ^#\ end\ iters=2\ peak_mem_mb=[1-9][0-9]*$ ]]
 	printf '%s\n' "${lines[@]}" >"$d/1.log"
 	run -0 grep-iters "$d/1.log"
-	[ "${#lines[@]}" -eq 2 ]
+	# two records, then the seven setting lines with the run's identity
+	[ "${#lines[@]}" -eq 9 ]
 	[[ "${lines[1]}" == "pytorch-synthetic	bench	1n1g_b2_fp32	1	2	"* ]]
+	[ "${lines[2]}" = "# env framework=pytorch-synthetic key=1n1g_b2_fp32 run=1 node=0 setting.allocator=glibc" ]
 }
 
 @test "pytorch_synthetic.py started plainly runs with jemalloc keeping its pages, and logs it" {
 	need_torch
 	[ -r /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ] || skip "libjemalloc2 not installed"
 	# Started as a user would, without LD_PRELOAD or MALLOC_CONF: it runs
-	# itself again with both, and the settings line says what is in effect.
+	# itself again with both, and the setting lines say what is in effect.
 	run -0 --separate-stderr env -u LD_PRELOAD -u MALLOC_CONF "$PY" \
 		"$ROOT/pipelines/pytorch_synthetic.py" --batch 2 --image 32 --classes 10 --iters 1 \
 		--threads 1 --layout nchw --precision amp
-	[[ "${lines[1]}" == "# settings allocator=jemalloc malloc_conf=dirty_decay_ms:-1,muzzy_decay_ms:-1 threads=1 interop_threads="[1-9]*" layout=nchw autocast=bf16 torch="?* ]]
+	[ "${lines[1]}" = "# env node=0 setting.allocator=jemalloc" ]
+	[ "${lines[2]}" = "# env node=0 setting.malloc_conf=dirty_decay_ms:-1,muzzy_decay_ms:-1" ]
+	[ "${lines[5]}" = "# env node=0 setting.layout=nchw" ]
+	[ "${lines[6]}" = "# env node=0 setting.autocast=bf16" ]
 	# A MALLOC_CONF of the caller's own is kept, and said.
 	run -0 --separate-stderr env MALLOC_CONF=narenas:1 "$PY" \
 		"$ROOT/pipelines/pytorch_synthetic.py" --batch 2 --image 32 --classes 10 --iters 1 \
 		--threads 1
-	[[ "${lines[1]}" == "# settings allocator=jemalloc malloc_conf=narenas:1 threads=1 "* ]]
+	[ "${lines[1]}" = "# env node=0 setting.allocator=jemalloc" ]
+	[ "${lines[2]}" = "# env node=0 setting.malloc_conf=narenas:1" ]
 }
 
 @test "the pytorch-synthetic pipeline preloads jemalloc with its pages kept, channels_last" {
