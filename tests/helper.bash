@@ -17,3 +17,9 @@ common_setup() {
 setup() {
 	common_setup
 }
+
+# The job's lines of a launch run: $lines without launch's "# env" and
+# "# mem" lines (tests/launch.bats tests those).
+drop_meta() {
+	mapfile -t lines < <(printf '%s\n' "${lines[@]}" | grep -v '^# \(env\|mem\) ')
+}

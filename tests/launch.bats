@@ -18,12 +18,6 @@ fake() {
 	export PATH="$BATS_TEST_TMPDIR/fake:$PATH"
 }
 
-# The job's lines: $lines without launch's "# env" and "# mem" lines
-# (tested on their own below).
-drop_meta() {
-	mapfile -t lines < <(printf '%s\n' "${lines[@]}" | grep -v '^# \(env\|mem\) ')
-}
-
 # launch's own path, as the ranks' wrapper is named in mpirun's and srun's argv.
 self() {
 	readlink -f "$(command -v launch)"

@@ -80,6 +80,7 @@ hosts() {
 
 @test "2n1g: one rank in each of two namespaces, allreduce across them" {
 	run --separate-stderr launch -t 60 -H "$(hosts 2)" 2n1g_b8_fp32 -- "$AR"
+	drop_meta
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "# launch key=2n1g_b8_fp32 hosts=$NET.1:1,$NET.2:1 start="* ]]
 	[ "$(printf '%s\n' "${lines[@]:1}" | sort)" = "rank 0 of 2 on $NET.1 sum 3
@@ -89,6 +90,7 @@ rank 1 of 2 on $NET.2 sum 3" ]
 
 @test "2n2g: two ranks in each of two namespaces" {
 	run --separate-stderr launch -t 60 -H "$(hosts 2)" 2n2g_b8_fp32 -- "$AR"
+	drop_meta
 	[ "$status" -eq 0 ]
 	[ "$(printf '%s\n' "${lines[@]:1}" | sort)" = "rank 0 of 4 on $NET.1 sum 10
 rank 1 of 4 on $NET.1 sum 10
@@ -99,6 +101,7 @@ rank 3 of 4 on $NET.2 sum 10" ]
 
 @test "4n1g: one rank in each of four namespaces" {
 	run --separate-stderr launch -t 60 -H "$HOSTS" 4n1g_b8_fp32 -- "$AR"
+	drop_meta
 	[ "$status" -eq 0 ]
 	[ "$(printf '%s\n' "${lines[@]:1}" | sort)" = "rank 0 of 4 on $NET.1 sum 10
 rank 1 of 4 on $NET.2 sum 10
@@ -120,6 +123,7 @@ rank 3 of 4 on $NET.4 sum 10" ]
 	export NCCL_SOCKET_IFNAME=eth0 OMP_NUM_THREADS=1
 	run --separate-stderr launch -t 60 -H "$(hosts 2)" 2n1g_b8_amp -- \
 		sh -c 'echo $DLBENCH_KEY $DLBENCH_WORLD $DLBENCH_BATCH $DLBENCH_PRECISION $NCCL_SOCKET_IFNAME $OMP_NUM_THREADS $DLBENCH_HOSTS'
+	drop_meta
 	[ "$status" -eq 0 ]
 	[ "${lines[1]}" = "2n1g_b8_amp 2 8 amp eth0 1 $NET.1:1,$NET.2:1" ]
 	[ "${lines[2]}" = "${lines[1]}" ]
@@ -128,6 +132,7 @@ rank 3 of 4 on $NET.4 sum 10" ]
 @test "a rank killed mid-run fails the run within the timeout, nothing left on any host" {
 	SECONDS=0
 	run --separate-stderr launch -t 30 -H "$(hosts 2)" 2n2g_b8_fp32 -- "$AR" die 3
+	drop_meta
 	[ "$status" -ne 0 ]
 	[ "$status" -ne 124 ]
 	[ "$SECONDS" -lt 30 ]
@@ -138,6 +143,7 @@ rank 3 of 4 on $NET.4 sum 10" ]
 @test "an unreachable host is one error naming it, and nothing starts" {
 	printf '%s\n' "$NET.1 slots=2" "$NET.9 slots=2" >"$BATS_TEST_TMPDIR/hosts"
 	run --separate-stderr launch -t 30 -H "$BATS_TEST_TMPDIR/hosts" 2n1g_b8_fp32 -- "$AR"
+	drop_meta
 	[ "$status" -eq 1 ]
 	[ "$output" = "" ]
 	[ "$stderr" = "launch: $BATS_TEST_TMPDIR/hosts: $NET.9: host unreachable (TCP port 22: No route to host)" ]
@@ -146,6 +152,7 @@ rank 3 of 4 on $NET.4 sum 10" ]
 
 @test "a hang is killed at the timeout, its processes gone in every namespace" {
 	run --separate-stderr launch -t 3 -H "$(hosts 2)" 2n2g_b8_fp32 -- "$AR" hang
+	drop_meta
 	[ "$status" -eq 124 ]
 	grep -Fx "launch: 2n2g_b8_fp32: timed out after 3 s" <<<"$stderr"
 	rig_empty
@@ -154,6 +161,7 @@ rank 3 of 4 on $NET.4 sum 10" ]
 @test "a world size that differs from the configuration is an error" {
 	run --separate-stderr launch -t 30 -H "$(hosts 2)" 2n1g_b8_fp32 -- \
 		sh -c 'DLBENCH_WORLD=3 exec "$0"' "$AR"
+	drop_meta
 	[ "$status" -eq 1 ]
 	grep -Fx "allreduce: rank 0: world size 2, DLBENCH_WORLD=3" <<<"$stderr"
 	[ "${stderr##*$'\n'}" = "launch: 2n1g_b8_fp32: failed with exit status 1" ]
@@ -165,6 +173,7 @@ rank 3 of 4 on $NET.4 sum 10" ]
 	"$ROOT/bin/bench" --describe >/dev/null 2>&1 || skip "bin/bench does not run here"
 	run --separate-stderr launch -t 100 -H "$(hosts 2)" 2n1g_b2_fp32 -- \
 		bench --image 32 --batch {batch} --iters 3 --warmup 0 --threads 1
+	drop_meta
 	[ "$status" -eq 0 ]
 	[[ "${lines[1]}" == "# bench "*" nodes=2 gpus_per_node=1 batch_per_device=2 "* ]]
 	[ "$(grep -c '^iter=' <<<"$output")" -eq 3 ]
@@ -231,3 +240,18 @@ rig_make() {
 	[ -f "$BATS_TEST_TMPDIR/results/2n1g_b8_fp32.md" ]
 	rig_empty
 }
+
+@test "every node writes its environment once, every rank its peak memory" {
+	run --separate-stderr launch -t 60 -H "$(hosts 2)" 2n2g_b8_fp32 -- "$AR"
+	[ "$status" -eq 0 ]
+	for node in 0 1; do
+		[ "$(printf '%s\n' "${lines[@]}" | grep -c "^# env node=$node hostname=")" = 1 ]
+		[ "$(printf '%s\n' "${lines[@]}" | grep -c "^# env node=$node ")" -gt 8 ]
+	done
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^# env node=2 ')" = 0 ]
+	for rank in 0 1 2 3; do
+		[[ "$(printf '%s\n' "${lines[@]}" | grep "^# mem node=$((rank / 2)) rank=$rank ")" =~ \ rss_peak_mib=[0-9]+$ ]]
+	done
+	rig_empty
+}
+

@@ -317,24 +317,84 @@ static void gpus(struct out *o)
 	items(o, "gpus", num);
 }
 
-void env_print(long node, const char *vcmd, char **cmd, int ncmd)
+/* Group g of the items into o. */
+static void group(int g, struct out *o, const char *vcmd, char **cmd, int ncmd)
 {
-	struct out o = {NULL, 0, 0, node};
+	switch (g) {
+	case 0:
+		system_items(o);
+		break;
+	case 1:
+		openmpi(o);
+		break;
+	case 2:
+		gpus(o);
+		break;
+	case 3:
+		env_git(o, cmd, ncmd);
+		break;
+	case 4:
+		env_libs(o, cmd, ncmd);
+		break;
+	default:
+		env_versions(o, vcmd);
+	}
+}
 
-	system_items(&o);
-	openmpi(&o);
-	gpus(&o);
-	env_git(&o, cmd, ncmd);
-	env_libs(&o, cmd, ncmd);
-	env_versions(&o, vcmd);
-	fflush(stdout);
-	for (size_t w = 0; w < o.len;) {
-		ssize_t r = write(STDOUT_FILENO, o.s + w, o.len - w);
+/* n bytes of p to fd; 0 or -1. */
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t r = write(fd, p, n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
-			break; /* the job's own writes will report it */
-		w += (size_t)r;
+			return -1;
+		p += r;
+		n -= (size_t)r;
 	}
+	return 0;
+}
+
+/* The groups run at once, each in a child of its own (every program they
+ * run is bounded by CMD_S), their lines collected in group order. */
+void env_print(long node, const char *vcmd, char **cmd, int ncmd)
+{
+	enum { NGROUPS = 6 };
+	struct out o = {NULL, 0, 0, node};
+	int fds[NGROUPS];
+	pid_t pids[NGROUPS];
+
+	fflush(stdout);
+	for (int g = 0; g < NGROUPS; g++) {
+		int p[2];
+		pids[g] = -1;
+		fds[g] = -1;
+		if (pipe(p) != 0 || (pids[g] = fork()) < 0) {
+			group(g, &o, vcmd, cmd, ncmd); /* no child: here, in turn */
+			continue;
+		}
+		if (pids[g] == 0) {
+			struct out mine = {NULL, 0, 0, node};
+			close(p[0]);
+			group(g, &mine, vcmd, cmd, ncmd);
+			_exit(write_all(p[1], mine.s ? mine.s : "", mine.len) ? 1 : 0);
+		}
+		close(p[1]);
+		fds[g] = p[0];
+	}
+	for (int g = 0; g < NGROUPS; g++) {
+		char buf[4096];
+		ssize_t r;
+		while (fds[g] >= 0 &&
+		       ((r = read(fds[g], buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR)))
+			if (r > 0)
+				put(&o, buf, (size_t)r);
+		if (fds[g] >= 0)
+			close(fds[g]);
+		while (pids[g] > 0 && waitpid(pids[g], NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	write_all(STDOUT_FILENO, o.s ? o.s : "", o.len); /* an error: the job's writes say it */
 	free(o.s);
 }
