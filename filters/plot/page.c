@@ -72,6 +72,7 @@ static void markdown(const char *path)
 {
 	struct input in;
 	int rows = -1; /* -1: not in a table; else rows of it so far */
+	int list = 0;  /* in a "- " list */
 
 	input_open(&in, path);
 	while (input_line(&in)) {
@@ -88,7 +89,16 @@ static void markdown(const char *path)
 		if (rows >= 0)
 			fputs("</table>\n", stdout);
 		rows = -1;
-		if (strncmp(l, "## ", 3) == 0) {
+		if (strncmp(l, "- ", 2) != 0 && list) {
+			fputs("</ul>\n", stdout);
+			list = 0;
+		}
+		if (strncmp(l, "- ", 2) == 0) {
+			fputs(list ? "<li>" : "<ul>\n<li>", stdout);
+			list = 1;
+			esc(l + 2);
+			fputs("</li>\n", stdout);
+		} else if (strncmp(l, "## ", 3) == 0) {
 			fputs("<h3>", stdout);
 			esc(l + 3);
 			fputs("</h3>\n", stdout);
@@ -100,6 +110,8 @@ static void markdown(const char *path)
 	}
 	if (rows >= 0)
 		fputs("</table>\n", stdout);
+	if (list)
+		fputs("</ul>\n", stdout);
 	if (in.lineno == 0)
 		die("%s: empty table", path);
 	input_close(&in);
@@ -181,6 +193,37 @@ static int varies(const char *name)
 	       strstr(name, "bus_id") != NULL;
 }
 
+/* An item that differs by nature (load, host names): one row, its range
+ * when every value is a number, else the values. */
+static void varied_row(const struct plotdata *d, size_t first, size_t n)
+{
+	double lo = 0, hi = 0, v;
+	long lines = 0;
+	int numbers = 1;
+
+	for (size_t j = first; j < first + n; j++) {
+		lines += d->env[j].count;
+		if (parse_double(d->env[j].value, &v) != 0) {
+			numbers = 0;
+			continue;
+		}
+		if (j == first || v < lo)
+			lo = v;
+		if (j == first || v > hi)
+			hi = v;
+	}
+	printf("<tr><td>");
+	esc(d->env[first].name);
+	printf("</td><td>");
+	if (numbers)
+		printf("%g .. %g", lo, hi);
+	for (size_t j = first; !numbers && j < first + n; j++) {
+		printf("%s", j > first ? ", " : "");
+		esc(d->env[j].value);
+	}
+	printf("</td><td>%ld</td><td></td></tr>\n", lines);
+}
+
 static void environment(const struct plotdata *d)
 {
 	if (d->nenv == 0) {
@@ -190,20 +233,25 @@ static void environment(const struct plotdata *d)
 	printf("<table>\n<tr><th>item</th><th>value</th><th>lines</th><th></th></tr>\n");
 	for (size_t i = 0; i < d->nenv;) {
 		size_t first = i, n = env_find(d, d->env[i].name, &first);
+		if (n > 1 && varies(d->env[i].name)) {
+			varied_row(d, first, n);
+			i = first + n;
+			continue;
+		}
 		for (size_t j = first; j < first + n; j++) {
 			printf("<tr><td>");
 			esc(d->env[j].name);
 			printf("</td><td>");
 			esc(d->env[j].value);
 			printf("</td><td>%ld</td><td%s>%s</td></tr>\n", d->env[j].count,
-			       n > 1 && !varies(d->env[j].name) ? " class=\"bad\"" : "",
-			       n > 1 && !varies(d->env[j].name) ? "differs between runs" : "");
+			       n > 1 ? " class=\"bad\"" : "", n > 1 ? "differs between runs" : "");
 		}
 		i = first + n;
 	}
-	printf("</table>\n<p>One line per value: lines counts the runs and nodes that "
-	       "recorded it. Load, host names and bus ids may differ between runs and nodes; "
-	       "any other item that differs is marked.</p>\n");
+	printf("</table>\n<p>One row per value; lines counts the runs and nodes that "
+	       "recorded it. Load, host names and bus ids differ between runs and nodes by "
+	       "nature (one row: their range or values); any other item that differs is "
+	       "marked.</p>\n");
 }
 
 static void method(const struct plotdata *d)
@@ -244,6 +292,7 @@ void page_write(const struct plotdata *d, const char *title, const char *table_m
 	       "td:first-child, th:first-child { text-align: left; }\n"
 	       ".bad { color: #a00; font-weight: bold; }\n"
 	       "svg { max-width: 100%%; height: auto; }\n"
+	       "#environment td { text-align: left; }\n"
 	       "</style>\n</head>\n<body>\n<h1>");
 	esc(title);
 	printf("</h1>\n<section id=\"table\">\n<h2>Table</h2>\n");
