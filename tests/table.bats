@@ -455,3 +455,41 @@ assert e[0]["cpu_model"] == "AMD EPYC 7B13" and e[0]["load1"] == "0.1", e[0]'
 	run -1 --separate-stderr table "$BATS_TEST_TMPDIR/bad"
 	[[ "$stderr" == "table: $BATS_TEST_TMPDIR/bad:1: "* ]]
 }
+
+# ---- ours: ± columns, efficiency, the noisy mark (doc/statistics.md) ------------
+
+@test "noisy rows: half-width above 2 % or an outlier run, with pyperf's runs for ±1 %" {
+	printf '%s\n' \
+		$'a\t1n1g_b16_fp32\t100.00\t100.00\t99.00\t101.00\t5\t99.50\t100.50\t0.40\t-\t1.00\t0.00\t1.00' \
+		$'a\t1n2g_b16_fp32\t190.00\t190.00\t170.00\t210.00\t5\t184.30\t195.70\t2.40\t4\t1.90\t0.06\t0.95' \
+		$'a\t1n4g_b16_fp32\t300.00\t300.00\t250.00\t350.00\t3\t290.00\t310.00\t5.00\t-\t3.00\t0.10\t0.75' \
+		$'a\t1n8g_b16_fp32\t500.00\t500.00\t500.00\t500.00\t1\t-\t-\t-\t-\t5.00\t-\t0.62' > "$BATS_TEST_TMPDIR/s"
+	run -0 --separate-stderr table "$BATS_TEST_TMPDIR/s"
+	[ -z "$stderr" ]
+	# runs for ±1 %: ceil(4 x 1.96^2 x CV^2 / 0.02^2), computed here
+	n2=$(python3 -c 'import math; print(math.ceil(4 * 1.96 ** 2 * 0.024 ** 2 / 0.02 ** 2))')
+	n4=$(python3 -c 'import math; print(math.ceil(4 * 1.96 ** 2 * 0.05 ** 2 / 0.02 ** 2))')
+	[ "$output" = "## a b16 fp32
+
+| node_num | gpu_num_per_node | batch_size_per_device | samples/s | ± | speedup | ± | efficiency | n | spread | cv | noisy |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| 1 | 1 | 16 | 100.00 | 0.50 | 1.00 | 0.00 | 1.00 | 5 | 2.0% | 0.4% | - |
+| 1 | 2 | 16 | 190.00 | 5.70 | 1.90 | 0.06 | 0.95 | 5 | 21.1% | 2.4% | noisy: ±3.0%, outlier run 4; $n2 runs for ±1% |
+| 1 | 4 | 16 | 300.00 | 10.00 | 3.00 | 0.10 | 0.75 | 3 | 33.3% | 5.0% | noisy: ±3.3%; $n4 runs for ±1% |
+| 1 | 8 | 16 | 500.00 | - | 5.00 | - | 0.62 | 1 | 0.0% | - | no interval: 1 run |" ]
+	[ "$n2" = 23 ] && [ "$n4" = 97 ]
+}
+
+@test "a group mixing DLPerf's records and ours: - where a row has none" {
+	run -0 table <<<$'a\t1n1g_b16_fp32\t100.00\t100.00\t99.00\t101.00\t5\t1.00\na\t1n2g_b16_fp32\t190.00\t190.00\t189.00\t191.00\t5\t189.00\t191.00\t0.40\t-\t1.90\t0.04\t0.95'
+	[ "$(grep '^| 1 | 1 ' <<<"$output")" = "| 1 | 1 | 16 | 100.00 | - | 1.00 | - | - | 5 | 2.0% | - | - |" ]
+	[ "$(grep '^| 1 | 2 ' <<<"$output")" = "| 1 | 2 | 16 | 190.00 | 1.00 | 1.90 | 0.04 | 0.95 | 5 | 1.1% | 0.4% | - |" ]
+}
+
+@test "the pipelines' setting.<name> items are a footer line of their own" {
+	run -0 --separate-stderr bash -c "$(declare -f env_input); { env_input;
+		echo '# env framework=bench key=1n1g_b16_fp32 run=1 node=0 setting.threads=2'
+		echo '# env framework=bench key=1n2g_b16_fp32 run=1 node=0 setting.threads=1'; } | table"
+	[ "${lines[-2]}" = "- versions: onednn 3.0.1" ]
+	[ "${lines[-1]}" = "- settings: threads 2 / 1" ]
+}

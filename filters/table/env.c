@@ -279,16 +279,24 @@ void env_footer(void)
 			values(machine[m][0], k++ ? machine[m][1] : "");
 			fputs(machine[m][2], stdout);
 		}
-	printf("\n- versions:");
-	k = 0;
-	for (size_t i = 0; i < nitems; i++) {
-		size_t j = 0;
-		while (j < i && strcmp(items[j].name, items[i].name))
-			j++;
-		if (j < i || on_machine_line(items[i].name) || is_volatile(items[i].name))
-			continue;
-		printf("%s%s ", k++ ? ", " : " ", items[i].name);
-		values(items[i].name, "");
+	/* The rest: versions, then the pipelines' "setting.<name>" items. */
+	for (int settings = 0; settings < 2; settings++) {
+		k = 0;
+		for (size_t i = 0; i < nitems; i++) {
+			const char *name = items[i].name;
+			size_t j = 0;
+			while (j < i && strcmp(items[j].name, name))
+				j++;
+			if (j < i || on_machine_line(name) || is_volatile(name) ||
+			    (strncmp(name, "setting.", 8) == 0) != settings)
+				continue;
+			printf("%s%s ",
+			       k++        ? ", "
+			       : settings ? "\n- settings: "
+					  : "\n- versions: ",
+			       settings ? name + 8 : name);
+			values(name, "");
+		}
 	}
 	putchar('\n');
 	for (size_t i = 0; i < nitems; i++)
