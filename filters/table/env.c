@@ -37,20 +37,10 @@ static size_t nmems, capmems;
 static const char *const volatile_names[] = {"hostname", "load1",     "load5",
 					     "load15",   "git_dirty", NULL};
 
+/* Set, not freed: what a previous run left is its caller's (the fuzz
+ * harness frees every allocation of a run after it). */
 void env_reset(void)
 {
-	for (size_t i = 0; i < nitems; i++) {
-		free(items[i].fw);
-		free(items[i].key);
-		free(items[i].name);
-		free(items[i].value);
-	}
-	for (size_t i = 0; i < nmems; i++) {
-		free(mems[i].fw);
-		free(mems[i].key);
-	}
-	free(items);
-	free(mems);
 	items = NULL;
 	mems = NULL;
 	nitems = capitems = nmems = capmems = 0;
@@ -226,7 +216,9 @@ static void values(const char *name, const char *before)
 			j++;
 		if (j < ns)
 			continue;
-		printf("%s%s", ns ? " / " : before, items[i].value);
+		fputs(ns ? " / " : before, stdout);
+		for (const char *p = items[i].value; *p; p++) /* one markdown line */
+			putchar((unsigned char)*p < ' ' ? ' ' : *p);
 		seen[ns++] = i;
 	}
 	free(seen);
@@ -310,14 +302,35 @@ void env_footer(void)
 
 /* ---- JSON ------------------------------------------------------------------ */
 
+/* Whether s is UTF-8 (JSON's text must be; a log may hold other bytes). */
+static int utf8(const unsigned char *s)
+{
+	while (*s) {
+		int n = *s < 0x80             ? 0
+			: (*s & 0xe0) == 0xc0 ? 1
+			: (*s & 0xf0) == 0xe0 ? 2
+			: (*s & 0xf8) == 0xf0 ? 3
+					      : -1;
+		if (n < 0 || (n == 1 && *s < 0xc2))
+			return 0;
+		for (s++; n > 0; n--, s++)
+			if ((*s & 0xc0) != 0x80)
+				return 0;
+	}
+	return 1;
+}
+
+/* A JSON string; bytes of a text that is not UTF-8 as \u00XX (Latin-1). */
 static void json_string(const char *s)
 {
+	int raw = utf8((const unsigned char *)s);
+
 	putchar('"');
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		if (c == '"' || c == '\\')
 			printf("\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
+		else if (c < 0x20 || c == 0x7f || (c >= 0x80 && !raw))
 			printf("\\u%04x", c);
 		else
 			putchar(c);
