@@ -246,3 +246,81 @@ IN
 	[ -z "$output" ]
 	[ "$stderr" = "median: $BATS_TEST_TMPDIR/nul:2: NUL byte in the line" ]
 }
+
+# ---- ours: interval, coefficient of variation, outliers (doc/statistics.md) ----
+
+# Expected columns 8-11 of one configuration's runs, computed here with
+# python3's statistics module and t quantiles from a printed table of
+# Student's t (0.975; df 1-9), not from median's own code.
+stats_want() { # speed ...
+	python3 - "$@" <<'PY'
+import statistics as st, sys
+v = [float(x) for x in sys.argv[1:]]; n = len(v)
+t975 = {1: 12.7062, 2: 4.3027, 3: 3.1824, 4: 2.7764, 5: 2.5706, 6: 2.4469, 7: 2.3646, 8: 2.3060, 9: 2.2622}
+if n < 2:
+    cols = ["-", "-", "-"]
+else:
+    m, s = st.mean(v), st.stdev(v); h = t975[n - 1] * s / n ** 0.5
+    cols = ["%.2f" % (m - h), "%.2f" % (m + h), "%.2f" % (s / m * 100)]
+med = st.median(v); mad = st.median([abs(x - med) for x in v]); k = 0.6745
+if mad == 0:
+    mad = st.mean([abs(x - med) for x in v]); k = 1 / 1.253314
+out = [str(i + 1) for i, x in enumerate(v) if n >= 3 and mad > 0 and abs(k * (x - med) / mad) > 3.5]
+print("\t".join(cols + [",".join(out) or "-"]))
+PY
+}
+
+runs_of() { # speed ... -> window records of a/1n1g_b16_fp32, runs 1, 2, ...
+	i=0
+	for s in "$@"; do
+		i=$((i + 1))
+		printf 'a\t1n1g_b16_fp32\t%d\t%s\n' $i "$s"
+	done
+}
+
+check_stats() { # speed ...
+	run -0 --separate-stderr median < <(runs_of "$@")
+	[ -z "$stderr" ]
+	[ "$(cut -f8-11 <<<"$output")" = "$(stats_want "$@")" ]
+}
+
+@test "5 runs, one far off: the t-interval, CV and the outlier run 5 agree with python3" {
+	check_stats 100.00 102.00 101.00 99.00 130.00
+	[ "$(cut -f11 <<<"$output")" = 5 ]
+}
+
+@test "3 runs (t with 2 degrees of freedom) and 10 runs agree with python3" {
+	check_stats 40.11 39.87 40.52
+	[ "$(cut -f11 <<<"$output")" = - ]
+	check_stats 354.44 354.61 353.62 354.02 354.47 351.20 354.30 354.90 354.10 354.00
+	[ "$(cut -f11 <<<"$output")" = 6 ]
+}
+
+@test "MAD 0: the mean absolute deviation stands in for it (100 x4, 120 is an outlier)" {
+	check_stats 100.00 100.00 100.00 100.00 120.00
+	[ "$(cut -f11 <<<"$output")" = 5 ]
+	check_stats 100.00 100.00 100.00
+}
+
+@test "one run has no interval, two runs no outliers: -" {
+	check_stats 50.00
+	[ "$(cut -f8-11 <<<"$output")" = "$(printf -- '-\t-\t-\t-')" ]
+	check_stats 50.00 70.00
+	[ "$(cut -f8-10 <<<"$output")" = "$(printf -- '-67.06\t187.06\t23.57')" ]
+}
+
+@test "outlier runs are named by their run numbers, ascending" {
+	run -0 median <<<$'a\t1n1g_b16_fp32\t9\t10.00\na\t1n1g_b16_fp32\t3\t50.00\na\t1n1g_b16_fp32\t4\t10.10\na\t1n1g_b16_fp32\t7\t10.05\na\t1n1g_b16_fp32\t1\t90.00\na\t1n1g_b16_fp32\t2\t10.02'
+	[ "$(cut -f11 <<<"$output")" = 1,3 ]
+}
+
+@test "window's steady columns are read and checked; DLPerf's mode keeps seven columns" {
+	run -0 median <<<$'a\t1n1g_b16_fp32\t1\t10.00\t1.20\t-0.50\tsteady\na\t1n1g_b16_fp32\t2\t11.00\t-\t-\t-'
+	[ "$(cut -f1-7 <<<"$output")" = "$(printf 'a\t1n1g_b16_fp32\t10.50\t10.50\t10.00\t11.00\t2')" ]
+	run -1 --separate-stderr median <<<$'a\t1n1g_b16_fp32\t1\t10.00\t1.20\t-0.50\tmaybe'
+	[ "$stderr" = "median: <stdin>:1: steady 'maybe' is not steady, drift or -" ]
+	run -1 --separate-stderr median <<<$'a\t1n1g_b16_fp32\t1\t10.00\t-1\t-0.50\tsteady'
+	[ "$stderr" = "median: <stdin>:1: jitter_pct '-1' is negative" ]
+	run -0 median -c dlperf <<<$'a\t1n1g_b16_fp32\t1\t10.00\na\t1n1g_b16_fp32\t2\t11.00'
+	[ "$output" = "$(printf 'a\t1n1g_b16_fp32\t10.50\t10.50\t10.00\t11.00\t2')" ]
+}

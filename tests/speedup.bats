@@ -236,3 +236,29 @@ IN
 	run -1 --separate-stderr speedup "$BATS_TEST_TMPDIR/d"
 	[ "$stderr" = "speedup: $BATS_TEST_TMPDIR/d:301: duplicate configuration a 1n1g_b7_fp32" ]
 }
+
+# ---- ours: the speedup's half-width and the efficiency (doc/statistics.md) ----
+
+@test "the speedup's half-width adds the relative half-widths in quadrature; efficiency per device" {
+	in=$'a\t1n1g_b16_fp32\t100.00\t100.00\t97.00\t103.00\t3\t98.00\t102.00\t2.00\t-\na\t1n2g_b16_fp32\t190.00\t190.00\t180.00\t200.00\t3\t182.40\t197.60\t3.00\t2'
+	run -0 --separate-stderr speedup <<<"$in"
+	[ -z "$stderr" ]
+	want=$(python3 -c 'import math
+r = lambda lo, hi, m: (hi - lo) / 2 / m
+s = round(190 / 100, 2); pm = s * math.hypot(r(98, 102, 100), r(182.4, 197.6, 190))
+print("1.00\t0.00\t1.00\n%.2f\t%.2f\t%.2f" % (s, pm, 190 / 100 / 2))')
+	[ "$(cut -f12-14 <<<"$output")" = "$want" ]
+	[ "$(cut -f1-11 <<<"$output")" = "$(cut -f1-11 <<<"$in")" ]
+}
+
+@test "no interval on either side: the half-width is -, the efficiency is still there" {
+	run -0 speedup <<<$'a\t1n1g_b16_fp32\t100.00\t100.00\t100.00\t100.00\t1\t-\t-\t-\t-\na\t1n4g_b16_fp32\t300.00\t300.00\t290.00\t310.00\t2\t172.94\t427.06\t4.71\t-'
+	[ "$(cut -f12-14 <<<"$output")" = "$(printf '1.00\t0.00\t1.00\n3.00\t-\t0.75')" ]
+}
+
+@test "a bad interval in a median record is an error naming file and line" {
+	run -1 --separate-stderr speedup <<<$'a\t1n1g_b16_fp32\t100.00\t100.00\t100.00\t100.00\t2\t103.00\t99.00\t1.00\t-'
+	[ "$stderr" = "speedup: <stdin>:1: ci_lo '103.00' is above ci_hi '99.00'" ]
+	run -1 --separate-stderr speedup <<<$'a\t1n1g_b16_fp32\t100.00\t100.00\t100.00\t100.00\t2\t99.00\t101.00\t1.00\t3;4'
+	[ "$stderr" = "speedup: <stdin>:1: outliers '3;4' is not run numbers joined by ','" ]
+}
