@@ -81,7 +81,12 @@ setup() {
 
 @test "the JSON result has DLPerf's schema" {
 	run -0 "${MK[@]}" RUNS=1 "$T/results/1n1g_b16_fp32.json"
-	[[ "$(cat "$T/results/1n1g_b16_fp32.json")" == '{"r50": {"1n1g": {"average_speed": '*', "batch_size_per_device": 16, "median_speed": '*', "speedup": 1.0}}}' ]]
+	[[ "$(cat "$T/results/1n1g_b16_fp32.json")" == '{"r50": {"1n1g": {"average_speed": '*', "batch_size_per_device": 16, "median_speed": '*', "speedup": 1.0'* ]]
+	# Beside DLPerf's keys: the run's environment, from launch's log.
+	python3 -c 'import json, socket, sys
+d = json.load(open(sys.argv[1]))
+assert list(d["r50"]) == ["1n1g"] and d["r50"]["1n1g"]["batch_size_per_device"] == 16, d
+assert d["environment"][0]["hostname"] == socket.gethostname(), d["environment"]' "$T/results/1n1g_b16_fp32.json"
 }
 
 @test "a target that is not a configuration key is refused" {
