@@ -61,7 +61,9 @@ static int cmp_config(const void *a, const void *b)
 	return strcmp(((const struct config *)a)->name, ((const struct config *)b)->name);
 }
 
-static struct config *config_get(const char *framework, const char *key, int create)
+/* The configuration, made when new: listed when met in the baseline. *made
+ * says whether it was made now. */
+static struct config *config_get(const char *framework, const char *key, int list, int *made)
 {
 	size_t len = strlen(framework) + strlen(key) + 2;
 	struct config probe, *c, **p;
@@ -69,9 +71,10 @@ static struct config *config_get(const char *framework, const char *key, int cre
 	probe.name = xmalloc(len);
 	snprintf(probe.name, len, "%s\t%s", framework, key);
 	p = tfind(&probe, &configs, cmp_config);
-	if (p || !create) {
+	*made = !p;
+	if (p) {
 		free(probe.name);
-		return p ? *p : NULL;
+		return *p;
 	}
 	c = xcalloc(1, sizeof *c);
 	c->name = probe.name;
@@ -79,6 +82,8 @@ static struct config *config_get(const char *framework, const char *key, int cre
 	*strchr(c->label, '\t') = ' ';
 	if (!tsearch(c, &configs, cmp_config))
 		die("out of memory");
+	if (!list)
+		return c;
 	listed = xgrow(listed, &caplisted, nlisted + 1, sizeof *listed);
 	listed[nlisted++] = c;
 	return c;
@@ -95,12 +100,11 @@ static void read_side(const char *path, int which)
 		if (in.meta)
 			continue;
 		winrec_parse(&in, &w);
-		struct config *c = config_get(in.f[0], in.f[1], which == 0);
-		if (!c) {
-			warnf("%s:%ld: %s %s is not in the baseline: not compared", in.name,
-			      in.lineno, in.f[0], in.f[1]);
-			continue;
-		}
+		int made;
+		struct config *c = config_get(in.f[0], in.f[1], which == 0, &made);
+		if (which == 1 && made)
+			warnf("%s:%ld: %s is not in the baseline: not compared", in.name, in.lineno,
+			      c->label);
 		struct side *s = &c->s[which];
 		for (size_t i = 0; i < s->n; i++)
 			if (s->run[i] == w.run)
