@@ -103,7 +103,7 @@ $(eval $(call track_flags,cuda,$(if $(CUDA_FOUND),$(NVCC) $(NVCCFLAGS) $(CUDA_LD
 
 # ---- host-side objects (always) --------------------------------------------
 
-CUDA_HOST_OBJ := $(call objs,bench/cuda/lossscale.c bench/cuda/plan.c)
+CUDA_HOST_OBJ := $(call objs,bench/cuda/lossscale.c bench/cuda/plan.c bench/cuda/watch.c)
 GPU_HOST_TEST_OBJ := $(call objs,tests/drivers/gpu-host.c)
 $(CUDA_HOST_OBJ) $(GPU_HOST_TEST_OBJ): XCFLAGS := $(CUDA_HOST_XCFLAGS)
 $(CUDA_HOST_OBJ) $(GPU_HOST_TEST_OBJ): $(OBJ)/.flags-cuda
