@@ -174,3 +174,18 @@ check-gpu:
 endif
 
 .PHONY: check-gpu
+
+# gpu-first-run: what a user with GPUs runs first, into one file to keep or
+# send (bench/cuda/first-run.sh; doc/gpu.md reads it line by line).
+GPU_FIRST_RUN = $(RESULTS)/gpu-first-run.txt
+ifdef CUDA_FOUND
+gpu-first-run: $(BIN)/check-gpu-compare $(BIN)/bench-cuda $(BIN)/bench-cuda-allreduce \
+		$(BIN)/bench bench/cuda/first-run.sh
+	@mkdir -p $(RESULTS)
+	bench/cuda/first-run.sh $(BIN) $(GPU_FIRST_RUN)
+else
+gpu-first-run:
+	@echo "gpu-first-run: no CUDA toolkit (cuDNN, cuBLAS) found; nothing to run" >&2; exit 1
+endif
+
+.PHONY: gpu-first-run

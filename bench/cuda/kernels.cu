@@ -567,12 +567,17 @@ void launch_wgrad_cast(const void *dw16, float *dw, int k, int c, int cpad, int 
 	CUDA_LAUNCH_CHECK();
 }
 
-/* Both buffers 16-byte aligned (cudaMalloc, 256-byte aligned tensors): n
- * a multiple of the width takes the vector path. */
+/* Both buffers 32-byte aligned (a vector of 8 floats) and n a multiple of
+ * the width: the vector path. */
+static int vec_ok(const void *a, const void *b, size_t n, size_t width)
+{
+	return (uintptr_t)a % 32 == 0 && (uintptr_t)b % 32 == 0 && n % width == 0;
+}
+
 void launch_cast(const float *src, void *dst, size_t n)
 {
 	ACT_DISPATCH(gpu.act_dt,
-		     VEC_DISPATCH(n % (16 / sizeof(T)) == 0,
+		     VEC_DISPATCH(vec_ok(src, dst, n, 16 / sizeof(T)),
 				  (k_cast_to<T, V><<<blocks(n / V), THREADS, 0, gpu.stream>>>(
 					  (const vec<float, V> *)src, (vec<T, V> *)dst,
 					  (uint32_t)(n / V)))));
@@ -582,7 +587,7 @@ void launch_cast(const float *src, void *dst, size_t n)
 void launch_uncast(const void *src, float *dst, size_t n)
 {
 	ACT_DISPATCH(gpu.act_dt,
-		     VEC_DISPATCH(n % (16 / sizeof(T)) == 0,
+		     VEC_DISPATCH(vec_ok(src, dst, n, 16 / sizeof(T)),
 				  (k_cast_from<T, V><<<blocks(n / V), THREADS, 0, gpu.stream>>>(
 					  (const vec<T, V> *)src, (vec<float, V> *)dst,
 					  (uint32_t)(n / V)))));
