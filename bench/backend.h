@@ -41,6 +41,10 @@ typedef struct bk_config {
 	int local_rank; /* rank on this node: picks the device (CUDA) */
 	int verbose;    /* 1: print the chosen implementations on stderr */
 	int layout;     /* activation layout: enum bk_layout */
+	/* CUDA only (the CPU backend refuses them): */
+	int graph;              /* --graph: capture a step, replay it (bk_graph_*) */
+	int nccl_high_priority; /* --nccl-high-priority: NCCL's stream at the highest */
+	double nccl_timeout;    /* --nccl-timeout: seconds a wait may last (0: default) */
 } bk_config;
 
 enum bk_layout {
@@ -70,6 +74,16 @@ double bk_step_end(double host_s);
 /* This rank's peak memory in MB: device memory on GPUs, peak resident memory
  * on the CPU. */
 double bk_peak_mem_mb(void);
+
+/* --graph: bk_graph_begin before a step's forward starts capturing it (1)
+ * or does nothing (0: not asked, or already given up); bk_graph_end after
+ * its bk_sgd_run returns 1 when the step was captured and has now run, 0
+ * when it did not run (capture failed, said on stderr): run it again
+ * uncaptured. Once bk_graph_ready, a step is bk_sgd_run alone: it launches
+ * the captured step with its own learning rate. */
+int bk_graph_begin(void);
+int bk_graph_end(void);
+int bk_graph_ready(void);
 
 /* Device memory. bk_malloc returns zeroed memory, 64-byte aligned or better. */
 void *bk_malloc(size_t bytes);

@@ -29,11 +29,11 @@
 #include "model.h"
 
 typedef struct config {
-	int describe, verbose, allreduce, rank_times;
+	int describe, verbose, allreduce, rank_times, graph, nccl_high;
 	int batch, image, classes, iters, warmup, threads, lr_warmup, shard;
 	int precision, layout;
 	long long seed;
-	double lr, momentum, weight_decay, label_smoothing, bucket_mb, loss_scale;
+	double lr, momentum, weight_decay, label_smoothing, bucket_mb, loss_scale, nccl_timeout;
 	const char *export_dir;
 	struct allreduce_config ar;
 } config;
@@ -85,6 +85,9 @@ static const struct flag flags[] = {
 	FLAG("--rank-times", F_SWITCH, rank_times, 0, 0, NULL),
 	FLAG("--export", F_STR, export_dir, 0, 0, "DIR"),
 	FLAG("--loss-scale", F_NUM, loss_scale, 1, 16777216, "N"),
+	FLAG("--graph", F_SWITCH, graph, 0, 0, NULL),
+	FLAG("--nccl-high-priority", F_SWITCH, nccl_high, 0, 0, NULL),
+	FLAG("--nccl-timeout", F_NUM, nccl_timeout, 1, 86400, "S"),
 	FLAG("--allreduce", F_MODE, allreduce, 0, 0, NULL),
 };
 enum { NFLAGS = sizeof flags / sizeof flags[0], USAGE_WIDTH = 80 };
@@ -256,8 +259,8 @@ static void parse(config *c, int argc, char **argv)
 	c->ar.iters = c->iters;
 	if (c->warmup >= 0)
 		c->ar.warmup = c->warmup;
-	else
-		c->warmup = 0;
+	else /* step 1 allocates, searches, connects: keep it out of the summary */
+		c->warmup = c->iters > 1 ? 1 : 0;
 }
 
 /* Every error on any rank ends the whole job. */
@@ -354,6 +357,35 @@ static void sleep_ms(long ms)
 		;
 }
 
+/* One step: forward, backward with the buckets, the update. replay: the
+ * step is a captured graph, and bk_sgd_run launches it (--graph).
+ * computed (--rank-times): the seconds since t0 when this rank's compute
+ * ended, before it waits for the allreduce (0 in a replayed graph). */
+static void train_step(model *m, buckets *bu, bk_op *sgd, const config *c, int it,
+		       long global_batch, int exporting, int replay, double t0, double *computed)
+{
+	int size = comm_size();
+	if (!replay) {
+		model_forward(m, (float)c->label_smoothing, 1.0f / (float)global_batch);
+		bu->next = 0;
+		model_backward(m, size > 1 ? bucket_ready : NULL, bu);
+		if (computed) { /* a device's queued work is compute too */
+			bk_sync();
+			*computed = now() - t0;
+		}
+		if (size > 1) {
+			bucket_ready(bu, 0);
+			comm_allreduce_wait_all();
+		}
+		if (exporting)
+			export_gradients(c->export_dir, m);
+	}
+	double lr = c->lr;
+	if (c->lr_warmup > 0 && it <= c->lr_warmup)
+		lr = c->lr * it / c->lr_warmup;
+	bk_sgd_run(sgd, 1.0f, (float)lr, (float)c->momentum, (float)c->weight_decay);
+}
+
 static const char *precision_name(int p)
 {
 	return p == BK_AMP ? "amp" : p == BK_BF16 ? "bf16" : p == BK_TF32 ? "tf32" : "fp32";
@@ -417,7 +449,10 @@ int main(int argc, char **argv)
 			.threads = c.threads,
 			.local_rank = comm_local_rank(),
 			.verbose = c.verbose,
-			.layout = c.layout};
+			.layout = c.layout,
+			.graph = c.graph,
+			.nccl_high_priority = c.nccl_high,
+			.nccl_timeout = c.nccl_timeout};
 	bk_init(&bc);
 	if (c.allreduce) { /* bench --allreduce: the benchmark, no training */
 		allreduce_check(&c.ar);
@@ -479,29 +514,18 @@ int main(int argc, char **argv)
 
 	double timed = 0.0;
 	double *rank_s = c.rank_times ? xmalloc((size_t)size * sizeof(double)) : NULL;
+	/* --graph captures the last warm-up step (never step 1, which allocates) */
+	int capture_it = c.warmup >= 2 ? c.warmup : 2;
 	for (int it = 1; it <= c.iters; it++) {
-		double t0 = now();
+		double t0 = now(), computed = 0.0;
 		bk_step_begin();
 		if (slow_ms > 0)
 			sleep_ms(slow_ms);
-		model_forward(&m, (float)c.label_smoothing, 1.0f / (float)global_batch);
-		bu.next = 0;
-		model_backward(&m, size > 1 ? bucket_ready : NULL, &bu);
-		double computed = 0.0;
-		if (rank_s) { /* a device's queued work is compute too */
-			bk_sync();
-			computed = now() - t0;
-		}
-		if (size > 1) {
-			bucket_ready(&bu, 0);
-			comm_allreduce_wait_all();
-		}
-		if (exporting)
-			export_gradients(c.export_dir, &m);
-		double lr = c.lr;
-		if (c.lr_warmup > 0 && it <= c.lr_warmup)
-			lr = c.lr * it / c.lr_warmup;
-		bk_sgd_run(sgd, 1.0f, (float)lr, (float)c.momentum, (float)c.weight_decay);
+		double *cp = rank_s ? &computed : NULL;
+		int capturing = c.graph && it == capture_it && bk_graph_begin();
+		train_step(&m, &bu, sgd, &c, it, global_batch, exporting, bk_graph_ready(), t0, cp);
+		if (capturing && !bk_graph_end())
+			train_step(&m, &bu, sgd, &c, it, global_batch, exporting, 0, t0, cp);
 		bk_sync();
 		double loss = bk_loss();
 		double gloss = size > 1 ? comm_sum(loss) / size : loss;

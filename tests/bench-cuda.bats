@@ -314,6 +314,105 @@ pool in=8 k=3 s=2 pad=1 out=4: windows ok" ]
 	[ "${lines[1]}" = "pool in=9 k=2 s=2 pad=0 out=4: windows ok" ]
 }
 
+# ---- the first GPU run: host logic of issue 14 --------------------------------------------
+
+@test "the kernels' 32-bit division by multiply-high is exact up to 2^31 - 1" {
+	run -0 test-gpu-host div
+	[ "$output" = "div: 821400 quotients, all exact" ]
+}
+
+@test "index maps of the vectorised NHWC kernels: positions and channels of every group" {
+	# the stem's bn1 output at batch 256, 8 fp16 channels a thread; layer4's
+	# 7x7; NCHW planes 4 floats a thread; an odd shape one at a time
+	run -0 test-gpu-host pos nhwc 256 64 112 112 8
+	[ "$output" = "nhwc 256x64x112x112 by 8: 25690112 groups, positions exact" ]
+	run -0 test-gpu-host pos nhwc 256 2048 7 7 8
+	[ "$output" = "nhwc 256x2048x7x7 by 8: 3211264 groups, positions exact" ]
+	run -0 test-gpu-host pos nchw 8 64 56 56 4
+	[ "$output" = "nchw 8x64x56x56 by 4: 401408 groups, positions exact" ]
+	run -0 test-gpu-host pos nhwc 3 5 7 9 1
+	[ "$output" = "nhwc 3x5x7x9 by 1: 945 groups, positions exact" ]
+	run -2 --separate-stderr test-gpu-host pos nhwc 2 12 3 3 8
+	[ "$stderr" = "test-gpu-host: pos: nhwc 2x12x3x3 cannot go by 8" ]
+}
+
+@test "the warp-per-row softmax in float matches the double-precision row at 1000 classes" {
+	run -0 test-gpu-host softmax 64 1000 10
+	[ "$output" = "softmax 64 rows of 1000, logits in +-10: loss rel err < 1e-5, dz err < 1e-6: ok" ]
+	# logits spread over +-80: their probabilities span e^160, far beyond a float
+	run -0 test-gpu-host softmax 16 1000 80
+	[ "$output" = "softmax 16 rows of 1000, logits in +-80: loss rel err < 1e-5, dz err < 1e-6: ok" ]
+	# fewer classes than lanes: idle lanes merge nothing
+	run -0 test-gpu-host softmax 8 10 1
+	[ "$output" = "softmax 8 rows of 10, logits in +-1: loss rel err < 1e-5, dz err < 1e-6: ok" ]
+}
+
+@test "the local rank before MPI_Init: Open MPI, MPICH, srun's own tasks, not mpirun inside Slurm" {
+	run -0 test-gpu-host localrank <<<$'OMPI_COMM_WORLD_LOCAL_RANK=3\nSLURM_LOCALID=0'
+	[ "$output" = "local rank 3" ]
+	run -0 test-gpu-host localrank <<<'MPI_LOCALRANKID=5'
+	[ "$output" = "local rank 5" ]
+	run -0 test-gpu-host localrank <<<$'SLURM_LOCALID=2\nSLURM_PROCID=6\nPMIX_RANK=6'
+	[ "$output" = "local rank 2" ]
+	run -0 test-gpu-host localrank <<<$'SLURM_LOCALID=2\nSLURM_PROCID=6\nPMI_RANK=6'
+	[ "$output" = "local rank 2" ]
+	# srun started mpirun (task 0), which started this rank as its 7th
+	run -0 test-gpu-host localrank <<<$'SLURM_LOCALID=0\nSLURM_PROCID=0\nPMIX_RANK=6'
+	[ "$output" = "local rank -1" ]
+	run -0 test-gpu-host localrank <<<$'OMPI_COMM_WORLD_LOCAL_RANK=x'
+	[ "$output" = "local rank -1" ]
+	run -0 test-gpu-host localrank </dev/null
+	[ "$output" = "local rank -1" ]
+}
+
+@test "the start-up line says how each batch norm runs" {
+	run -0 test-gpu-host bnsum 48 1 0 0 4 amp
+	[ "$output" = "batch norm: 48 fused, 1 unfused (stem), 4 plain" ]
+	run -0 test-gpu-host bnsum 0 1 0 48 4 fp32
+	[ "$output" = "batch norm: 0 fused, 49 unfused (stem, 48: no fused form in fp32), 4 plain" ]
+	run -0 test-gpu-host bnsum 40 1 8 0 4 amp
+	[ "$output" = "batch norm: 40 fused, 9 unfused (stem, 8 refused by cuDNN), 4 plain" ]
+	run -0 test-gpu-host bnsum 49 0 0 0 4 amp
+	[ "$output" = "batch norm: 49 fused, 0 unfused, 4 plain" ]
+}
+
+@test "the bounded wait: done, a peer's error, and the timeout each end as they should" {
+	run -0 test-gpu-host watch 300 <<<'done 0.5'
+	[ "$output" = "done at 0.501 s, 503 naps of at most 0.001 s, not aborted" ]
+	run -0 test-gpu-host watch 300 <<<'error 4.2 remote process exited or there was a network error'
+	[ "$output" = "peer error at 4.200 s, 4199 naps of at most 0.001 s, aborted
+bench: rank 0: waiting for the step: NCCL reported an error after 4.2 s: remote process exited or there was a network error; communicator aborted" ]
+	run -0 test-gpu-host watch 30 <<<'never'
+	[ "$output" = "timeout at 30.000 s, 29973 naps of at most 0.001 s, aborted
+bench: rank 0: waiting for the step: not done after 30 s, and NCCL reports no error: a peer is gone or stuck (--nccl-timeout); communicator aborted" ]
+	# done before the first nap: no wait at all
+	run -0 test-gpu-host watch 1 <<<'done 0'
+	[ "$output" = "done at 0.000 s, 0 naps of at most 0 s, not aborted" ]
+	run -1 --separate-stderr test-gpu-host watch 1 <<<'soon'
+	[ "$stderr" = 'test-gpu-host: <stdin>:1: expected "done T", "error T text" or "never"' ]
+}
+
+@test "the CPU bench refuses --graph and the NCCL flags, exit 2" {
+	run -2 --separate-stderr bench --graph --image 32 --batch 2 --iters 2
+	[ "$stderr" = "bench: --graph: CUDA graphs; the CPU backend has none" ]
+	run -2 --separate-stderr bench --nccl-timeout 5 --image 32 --batch 2 --iters 2
+	[ "$stderr" = "bench: --nccl-high-priority, --nccl-timeout: NCCL runs in bench-cuda only" ]
+	run -2 --separate-stderr bench --nccl-timeout 0 --image 32 --batch 2 --iters 2
+	[ "$stderr" = "bench: --nccl-timeout: '0' is out of range [1, 86400]" ]
+}
+
+@test "make gpu-first-run without a GPU says so and writes nothing" {
+	need_cuda
+	need_bin bench-cuda
+	no_gpu
+	r="$BATS_TEST_TMPDIR/results"
+	run -1 --separate-stderr bench/cuda/first-run.sh "$BIN_DIR" "$r/gpu-first-run.txt"
+	[[ "$stderr" =~ ^check-gpu-compare:\ no\ CUDA\ device\ \(.*\)$ ]]
+	[ ! -e "$r/gpu-first-run.txt" ] && [ ! -e "$r/gpu-first-run.txt.tmp" ]
+	run -0 make --no-print-directory -n RESULTS="$r" gpu-first-run
+	[[ "$output" == *"bench/cuda/first-run.sh bin $r/gpu-first-run.txt"* ]]
+}
+
 # ---- check-gpu's comparison ---------------------------------------------------------------
 
 # mkexport DIR GRADSCALE FACTOR: a tiny export directory (2 tensors); the

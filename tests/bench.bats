@@ -137,6 +137,15 @@ bucket 15 11428928 12477503 1048576"* ]]
 	[ "$stderr" = "bench: --warmup: '3' must be less than --iters (3)" ]
 }
 
+@test "without --warmup the first step (set-up, allocation) is kept out of the summary" {
+	run -0 --separate-stderr bench --image 32 --batch 2 --classes 10 --iters 2
+	[[ "${lines[3]}" =~ ^#\ summary\ warmup=1\ timed_iters=1\ samples_per_s=[0-9]+\.[0-9]+$ ]]
+	# one step: nothing left to time after it, no summary
+	run -0 --separate-stderr bench --image 32 --batch 2 --classes 10 --iters 1
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[2]}" =~ ^#\ end\ iters=1\  ]]
+}
+
 @test "the log follows bench's format: header, one line per iteration, end line" {
 	run -0 --separate-stderr bench --image 32 --batch 2 --classes 10 --iters 3 --warmup 1
 	[ "${#lines[@]}" -eq 9 ]

@@ -21,7 +21,7 @@ SAN_SUITES := $(addprefix tests/,$(addsuffix .bats,grep-iters window median spee
 SAN_PROGS := $(FILTERS) test-arena-check test-gpu-host $(if $(CUDA_FOUND),check-gpu-compare)
 # bench's host logic: the memory plan's checker, loss scaling, the layout
 # maps, convolution shapes, pooling windows and check-gpu's comparison.
-SAN_HOST_TESTS := memory plan|arena|loss scale|loss-scale|cudnnFind|index maps|padded|pooling|tolerances|check-gpu-compare (passes|fails|says|refuses)
+SAN_HOST_TESTS := memory plan|arena|loss scale|loss-scale|cudnnFind|index maps|padded|pooling|tolerances|check-gpu-compare (passes|fails|says|refuses)|32-bit|warp-per-row|local rank|batch norm runs|bounded wait
 
 test-sanitize:
 	@$(MAKE) --no-print-directory CUDA_QUIET=1 BIN=$(SAN_DIR)/bin OBJ=$(SAN_DIR) \

@@ -133,6 +133,20 @@ long bk_skipped_steps(void)
 void bk_step_begin(void)
 {
 }
+
+/* No graphs on the CPU: bk_init refuses --graph, so these are never asked. */
+int bk_graph_begin(void)
+{
+	return 0;
+}
+int bk_graph_end(void)
+{
+	return 0;
+}
+int bk_graph_ready(void)
+{
+	return 0;
+}
 double bk_step_end(double host_s)
 {
 	return host_s;
@@ -169,6 +183,10 @@ static int cpu_has(const char *flag)
 void bk_init(const bk_config *cfg)
 {
 	verbose = cfg->verbose;
+	if (cfg->graph)
+		die_usage("--graph: CUDA graphs; the CPU backend has none");
+	if (cfg->nccl_high_priority || cfg->nccl_timeout > 0)
+		die_usage("--nccl-high-priority, --nccl-timeout: NCCL runs in bench-cuda only");
 	if (cfg->precision == BK_AMP || cfg->precision == BK_BF16) {
 		if (!cpu_has("avx512_bf16") && !cpu_has("amx_bf16")) {
 			die_usage("--precision amp: this CPU has neither AVX512_BF16 nor AMX; "

@@ -17,10 +17,13 @@
  *
  * Every op runs on one stream; nothing synchronises with the host within
  * a step: the loss is copied behind the softmax and read after bk_sync.
+ * With NCCL running, every wait for the stream is bounded (comm_wait): a
+ * dead peer ends the job with one line instead of a hang.
  * Every library call is checked (check.h): one line on stderr, exit 1.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -28,6 +31,9 @@ struct cuda_backend gpu;
 
 /* ---- helpers of the other files ----------------------------------------- */
 
+/* The device's memory in use, as cudaMemGetInfo and nvidia-smi count it:
+ * this process's allocations and CUDA context, and any other process's on
+ * the same GPU (one rank per GPU: nothing else, normally). */
 void note_mem(void)
 {
 	size_t freeb, total;
@@ -79,10 +85,20 @@ void settle(void)
 		return;
 	CUDA_CHECK(cudaMemcpyAsync(gpu.flag_host, gpu.flag, sizeof(int), cudaMemcpyDeviceToHost,
 				   gpu.stream));
-	CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+	stream_wait();
 	lossscale_update(&gpu.ls, *gpu.flag_host);
 	CUDA_CHECK(cudaMemsetAsync(gpu.flag, 0, sizeof(int), gpu.stream));
 	gpu.pending = gpu.updated = 0;
+}
+
+void stream_wait(void)
+{
+	if (!comm_active()) {
+		CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+		return;
+	}
+	CUDA_CHECK(cudaEventRecord(gpu.synced, gpu.stream));
+	comm_wait(gpu.synced, "the step");
 }
 
 /* ---- start-up ----------------------------------------------------------- */
@@ -135,6 +151,9 @@ extern "C" void bk_init(const bk_config *cfg)
 	gpu.precision = cfg->precision;
 	gpu.verbose = cfg->verbose;
 	gpu.local_rank = cfg->local_rank;
+	gpu.nccl_high = cfg->nccl_high_priority;
+	gpu.nccl_timeout = cfg->nccl_timeout > 0 ? cfg->nccl_timeout : WATCH_TIMEOUT_S;
+	gpu.graph_state = cfg->graph ? GRAPH_WANTED : GRAPH_OFF;
 	int major = 0;
 	CUDNN_CHECK(cudnnGetProperty(MAJOR_VERSION, &major));
 	if (major != CUDNN_MAJOR)
@@ -167,12 +186,18 @@ extern "C" void bk_init(const bk_config *cfg)
 	CUDA_CHECK(cudaMallocHost((void **)&gpu.flag_host, sizeof(int)));
 	CUDA_CHECK(cudaEventCreate(&gpu.step_start));
 	CUDA_CHECK(cudaEventCreate(&gpu.step_stop));
+	CUDA_CHECK(cudaEventCreateWithFlags(&gpu.synced, cudaEventDisableTiming));
+	CUDA_CHECK(cudaMalloc((void **)&gpu.knobs, sizeof *gpu.knobs));
+	CUDA_CHECK(cudaMallocHost((void **)&gpu.knobs_host, sizeof *gpu.knobs_host));
+	memset(gpu.knobs_host, 0, sizeof *gpu.knobs_host);
 	gpu.scaling = gpu.precision == BK_AMP;
 	if (gpu.scaling)
 		lossscale_init(&gpu.ls, gpu.static_scale);
 	else
 		lossscale_off(&gpu.ls);
+	push_knobs();
 	CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+	comm_streams_init();
 	note_mem();
 	gpu.ready = 1;
 	if (gpu.verbose)
@@ -199,6 +224,10 @@ extern "C" void bk_finalize(void)
 	CUDA_CHECK(cudaFreeHost(gpu.flag_host));
 	CUDA_CHECK(cudaEventDestroy(gpu.step_start));
 	CUDA_CHECK(cudaEventDestroy(gpu.step_stop));
+	CUDA_CHECK(cudaEventDestroy(gpu.synced));
+	CUDA_CHECK(cudaFree(gpu.knobs));
+	CUDA_CHECK(cudaFreeHost(gpu.knobs_host));
+	graph_release();
 	CUBLAS_CHECK(cublasDestroy(gpu.blas));
 	CUDNN_CHECK(cudnnDestroy(gpu.dnn));
 	CUDA_CHECK(cudaStreamDestroy(gpu.stream));
@@ -263,8 +292,10 @@ extern "C" double bk_step_end(double host_s)
 	return (double)ms / 1000.0;
 }
 
-/* Peak device memory in use (MB, 2^20 bytes) seen so far, all of this
- * process's allocations including cuDNN, cuBLAS and NCCL. */
+/* Peak device memory in use (MB, 2^20 bytes) seen so far: note_mem's, the
+ * device's as nvidia-smi shows it, this process's context and all of its
+ * allocations (cuDNN, cuBLAS, NCCL) included, and any other process's on
+ * the same GPU too. */
 extern "C" double bk_peak_mem_mb(void)
 {
 	if (gpu.ready)
@@ -295,23 +326,31 @@ extern "C" void bk_free(void *p)
 
 /* Copies go through the compute stream: it does not synchronise with the
  * legacy default stream that plain cudaMemcpy uses. */
+/* The host sees conv weights OIHW; NHWC convolutions keep them KRSC
+ * (conv.cu turns them on the way). */
 extern "C" void bk_to_device(void *dev, const void *host, size_t bytes)
 {
 	CUDA_CHECK(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, gpu.stream));
 	CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+	conv_after_upload(dev, bytes);
 }
 
 extern "C" void bk_to_host(void *host, const void *dev, size_t bytes)
 {
-	CUDA_CHECK(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, gpu.stream));
+	void *tmp = conv_to_host(dev, bytes);
+
+	CUDA_CHECK(
+		cudaMemcpyAsync(host, tmp ? tmp : dev, bytes, cudaMemcpyDeviceToHost, gpu.stream));
 	CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+	if (tmp)
+		CUDA_CHECK(cudaFree(tmp));
 }
 
 /* With the step's update done, its overflow verdict is final: settle it
  * here, while the stream is idle anyway, and not in the next step. */
 extern "C" void bk_sync(void)
 {
-	CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+	stream_wait();
 	if (gpu.pending && gpu.updated)
 		settle();
 }
@@ -410,8 +449,17 @@ extern "C" void bk_op_destroy(bk_op *op)
 		CUDNN_CHECK(cudnnDestroyTensorDescriptor(op->pdesc));
 	if (op->act)
 		CUDNN_CHECK(cudnnDestroyActivationDescriptor(op->act));
-	void *bufs[] = {op->w16,     op->dw16, op->xs,     op->save_mean, op->save_inv,
-			op->reserve, op->arg,  op->seg_lo, op->seg_hi};
+	if (op->krsc)
+		conv_forget(op); /* its w16 is a slice of conv.cu's copy */
+	void *bufs[] = {op->krsc ? NULL : op->w16,
+			op->dw16,
+			op->xs,
+			op->save_mean,
+			op->save_inv,
+			op->reserve,
+			op->arg,
+			op->seg_lo,
+			op->seg_hi};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		if (bufs[i])
 			CUDA_CHECK(cudaFree(bufs[i]));
@@ -468,10 +516,13 @@ void ws_finalize(void)
 	 * training, as nvidia-smi would show it during the run. */
 	gpu.peak = 0;
 	note_mem();
-	if (gpu.local_rank == 0)
+	if (comm_rank() == 0) {
+		char line[256];
+		gpu_bn_summary(&gpu.bn, precision_name(gpu.precision), line, sizeof line);
 		fprintf(stderr,
 			"bench: cudnn: %d convolution shapes searched, workspace limit %.1f MB, "
-			"using %.1f MB\n",
+			"using %.1f MB\nbench: %s\n",
 			conv_shapes(), (double)gpu.ws_limit / 1048576.0,
-			(double)gpu.ws_need / 1048576.0);
+			(double)gpu.ws_need / 1048576.0, line);
+	}
 }

@@ -7,15 +7,36 @@
  *
  * The trainer's exit hook then ends every rank, not only this one. A check
  * exists for each library whose header was included before this one.
+ *
+ * While --graph captures a step (graph.cu sets check_capturing), a failing
+ * call does not die: the first failure is kept in check_capture_why, the
+ * capture is then given up and the step run uncaptured.
  */
 #ifndef BENCH_CUDA_CHECK_H
 #define BENCH_CUDA_CHECK_H
 
 #include <cuda_runtime_api.h>
+#include <stdio.h>
 
 #include "lib.h"
 
-#define CUDA_FAIL(lib, what) die("%s error at %s:%d: %s", lib, __FILE__, __LINE__, what)
+__attribute__((weak)) int check_capturing;
+__attribute__((weak)) char check_capture_why[256];
+
+static inline void check_capture_fail(const char *lib, const char *file, int line, const char *what)
+{
+	if (!check_capture_why[0])
+		snprintf(check_capture_why, sizeof check_capture_why, "%s error at %s:%d: %s", lib,
+			 file, line, what);
+}
+
+#define CUDA_FAIL(lib, what)                                                         \
+	do {                                                                         \
+		if (check_capturing)                                                 \
+			check_capture_fail(lib, __FILE__, __LINE__, what);           \
+		else                                                                 \
+			die("%s error at %s:%d: %s", lib, __FILE__, __LINE__, what); \
+	} while (0)
 
 #define CUDA_CHECK(call)                                           \
 	do {                                                       \

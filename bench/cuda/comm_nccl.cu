@@ -5,16 +5,26 @@
  * Started by a launcher (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMI_RANK or
  * PMIX_RANK set) it runs MPI; started alone it is rank 0 of 1 and touches
  * neither MPI nor NCCL. The device of a rank is its local rank modulo the
- * devices: Open MPI's OMPI_COMM_WORLD_LOCAL_RANK, else Slurm's SLURM_LOCALID
- * when srun started this very rank, else an MPI shared-memory split.
+ * devices, chosen before MPI_Init when the launcher says the local rank
+ * (plan.h's gpu_env_local_rank: a CUDA-aware MPI then opens its context on
+ * that GPU, not on GPU 0 in every rank), else after it from an MPI
+ * shared-memory split.
  *
  * NCCL's unique id goes from rank 0 to all by MPI_Bcast. Buckets run on a
  * stream of their own: comm_allreduce_start records an event on the compute
  * stream and makes the NCCL stream wait on it, so a bucket starts on the GPU
  * as soon as the backward kernels before it are done, and the host never
  * waits; comm_allreduce_wait_all makes the compute stream wait for the NCCL
- * stream (the update is queued behind the sums) and, with loss scaling,
- * checks the summed gradients for overflow.
+ * stream (the update is queued behind the sums). The NCCL stream has the
+ * default priority, as PyTorch's process group: at the highest, its
+ * allreduces slow down the batch norm kernels they overlap (cuDNN's
+ * persistent NHWC ones 2-4x, NVIDIA/nccl#338); --nccl-high-priority asks
+ * for the highest.
+ *
+ * Every wait of the host for the GPU is bounded while NCCL runs
+ * (comm_wait, watch.h): it polls ncclCommGetAsyncError, and on an error or
+ * after --nccl-timeout seconds aborts the communicator and ends the job
+ * with one line.
  */
 #include <cuda_runtime.h>
 #ifndef BENCH_NO_NCCL
@@ -27,6 +37,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "internal.h"
 #include "mpi_check.h"
@@ -38,6 +49,7 @@ static struct {
 	ncclComm_t nccl;
 #endif
 	int nccl_on;
+	int device_early;     /* the device was set before MPI_Init */
 	cudaStream_t stream;  /* NCCL's */
 	cudaEvent_t produced; /* compute stream -> NCCL stream */
 	cudaEvent_t reduced;  /* NCCL stream -> compute stream */
@@ -45,6 +57,11 @@ static struct {
 	size_t count[COMM_MAX_PENDING];
 	int npending;
 } C; /* alone (C.on 0): rank 0 of 1 on 1 node */
+
+static const char *env_get(const char *name)
+{
+	return getenv(name);
+}
 
 /* A decimal integer from the environment in [0, INT_MAX], else -1. */
 static int env_int(const char *name)
@@ -63,6 +80,14 @@ extern "C" void comm_init(int *argc, char ***argv)
 	if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMI_RANK") &&
 	    !getenv("PMIX_RANK"))
 		return;
+	/* Before MPI starts: without a device here, bk_init says so later on
+	 * every rank, through MPI_Abort. */
+	int early = gpu_env_local_rank(env_get), nseen = 0;
+	if (early >= 0 && cudaGetDeviceCount(&nseen) == cudaSuccess && nseen > 0) {
+		CUDA_CHECK(cudaSetDevice(early % nseen));
+		C.device_early = 1;
+	}
+	(void)cudaGetLastError();
 	/* The ranks share one stderr: a message goes out as one whole line,
 	 * not in the pieces lib's die prints it in, interleaved with another
 	 * rank's (every rank finds "no CUDA device" at the same moment). */
@@ -97,30 +122,113 @@ extern "C" void comm_init(int *argc, char ***argv)
 	int ndev = cuda_device_count();
 	ncclUniqueId id;
 
-	CUDA_CHECK(cudaSetDevice(C.local_rank % ndev));
+	if (!C.device_early)
+		CUDA_CHECK(cudaSetDevice(C.local_rank % ndev));
 	if (C.rank == 0)
 		NCCL_CHECK(ncclGetUniqueId(&id));
 	MPI_CHECK(MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD));
 	NCCL_CHECK(ncclCommInitRank(&C.nccl, C.size, id, C.rank));
-	int lo, hi;
-	CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&lo, &hi));
-	CUDA_CHECK(cudaStreamCreateWithPriority(&C.stream, cudaStreamNonBlocking, hi));
-	CUDA_CHECK(cudaEventCreateWithFlags(&C.produced, cudaEventDisableTiming));
-	CUDA_CHECK(cudaEventCreateWithFlags(&C.reduced, cudaEventDisableTiming));
 	C.nccl_on = 1;
 #endif
+}
+
+void comm_streams_init(void)
+{
+	int least, greatest;
+
+	if (!C.nccl_on || C.stream)
+		return;
+	CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+	CUDA_CHECK(cudaStreamCreateWithPriority(&C.stream, cudaStreamNonBlocking,
+						gpu.nccl_high ? greatest : least));
+	CUDA_CHECK(cudaEventCreateWithFlags(&C.produced, cudaEventDisableTiming));
+	CUDA_CHECK(cudaEventCreateWithFlags(&C.reduced, cudaEventDisableTiming));
+}
+
+int comm_active(void)
+{
+	return C.nccl_on;
+}
+
+/* ---- the bounded wait: watch.h's machine on CUDA and NCCL ---- */
+
+static int ev_done(void *ctx)
+{
+	cudaError_t e = cudaEventQuery(*(cudaEvent_t *)ctx);
+
+	if (e == cudaErrorNotReady)
+		return 0;
+	CUDA_CHECK(e);
+	return 1;
+}
+
+static int nccl_error(void *ctx, char *why, size_t n)
+{
+	(void)ctx;
+#ifndef BENCH_NO_NCCL
+	ncclResult_t r = ncclSuccess;
+
+	NCCL_CHECK(ncclCommGetAsyncError(C.nccl, &r));
+	if (r != ncclSuccess && r != ncclInProgress) {
+		snprintf(why, n, "%s (%s)", ncclGetErrorString(r), ncclGetLastError(C.nccl));
+		return 1;
+	}
+#else
+	(void)why;
+	(void)n;
+#endif
+	return 0;
+}
+
+static void nccl_abort(void *ctx)
+{
+	(void)ctx;
+#ifndef BENCH_NO_NCCL
+	(void)ncclCommAbort(C.nccl); /* the job ends next: its status changes nothing */
+#endif
+	C.nccl_on = 0;
+}
+
+static double mono_now(void *ctx)
+{
+	struct timespec t;
+
+	(void)ctx;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void mono_nap(void *ctx, double s)
+{
+	struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+
+	(void)ctx;
+	nanosleep(&t, NULL);
+}
+
+void comm_wait(cudaEvent_t e, const char *what)
+{
+	static const struct watch_ops ops = {ev_done, nccl_error, nccl_abort, mono_now, mono_nap};
+	char why[512];
+
+	if (watch_wait(&ops, &e, what, gpu.nccl_timeout, why, sizeof why) != WATCH_DONE)
+		die("rank %d: %s", C.rank, why);
 }
 
 extern "C" void comm_finalize(void)
 {
 #ifndef BENCH_NO_NCCL
-	if (C.nccl_on) {
+	if (C.stream)
 		CUDA_CHECK(cudaStreamSynchronize(C.stream));
+	if (C.nccl_on) {
 		NCCL_CHECK(ncclCommDestroy(C.nccl));
+		C.nccl_on = 0;
+	}
+	if (C.stream) {
 		CUDA_CHECK(cudaEventDestroy(C.produced));
 		CUDA_CHECK(cudaEventDestroy(C.reduced));
 		CUDA_CHECK(cudaStreamDestroy(C.stream));
-		C.nccl_on = 0;
+		C.stream = NULL;
 	}
 #endif
 	if (C.on)
@@ -175,10 +283,7 @@ extern "C" void comm_allreduce_wait_all(void)
 		return;
 	CUDA_CHECK(cudaEventRecord(C.reduced, C.stream));
 	CUDA_CHECK(cudaStreamWaitEvent(gpu.stream, C.reduced, 0));
-	/* An inf on any rank is an inf in every rank's sum: every rank skips. */
-	for (int i = 0; i < C.npending; i++)
-		flag_overflow(C.buf[i], C.count[i]);
-	C.npending = 0;
+	C.npending = 0; /* the update checks the summed gradients (bk_sgd_run) */
 }
 
 /* NCCL progresses on its own stream: nothing to drive from the host. */

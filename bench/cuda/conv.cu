@@ -3,6 +3,17 @@
  * the search of their algorithms: cudnnFind runs once per distinct shape
  * (plan.h), within the workspace limit, and only among algorithms whose math
  * the precision allows.
+ *
+ * In NHWC (amp, bf16, --layout nhwc) cuDNN reads filters as KRSC, and so
+ * the master weights of every convolution but the stem's are kept KRSC in
+ * the flat parameter buffer itself (and their gradients so in the gradient
+ * buffer): the host still sees OIHW, because bk_to_device and bk_to_host
+ * turn them (conv_after_upload, conv_to_host). A step has no transposes:
+ * fp32 reads the master weights as they are; amp and bf16 cast all of them
+ * in one launch at the start of forward into one copy (each convolution
+ * reads its slice) and each weight gradient back, element by element. The
+ * stem's 3 input channels are padded to 4 for cuDNN: it keeps a padded
+ * KRSC copy of its own, 9,408 weights.
  */
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +35,25 @@ struct conv_algos {
 static struct gpu_conv_shape shapes[MAX_SHAPES];
 static struct conv_algos algos[MAX_SHAPES];
 static int nshapes;
+
+enum { MAX_CONVS = 256 };
+/* The convolutions whose master weights are KRSC (op->krsc). */
+static bk_op *krsc_ops[MAX_CONVS];
+static int nkrsc;
+/* amp, bf16: a weight copy for cudnnFind at plan time, then the one copy of
+ * all KRSC weights, [lo, lo + n) of the parameter buffer cast. */
+static struct {
+	void *scratch;
+	size_t scratch_size;
+	const float *lo;
+	size_t n;
+	void *copy;
+} wc;
+
+static size_t weights_of(const bk_op *op)
+{
+	return (size_t)op->cout * op->cin * op->k * op->k;
+}
 
 int conv_shapes(void)
 {
@@ -153,9 +183,7 @@ extern "C" bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_ten
 			       int stride, int pad, const float *w, float *dw, int accumulate)
 {
 	bk_op *op = op_new();
-	/* NHWC (amp, bf16, --layout nhwc) wants KRSC filters: the OIHW fp32
-	 * weights are cast into a copy each forward and the gradient back. */
-	int krsc = gpu.act_fmt == CUDNN_TENSOR_NHWC;
+	int nhwc = gpu.act_fmt == CUDNN_TENSOR_NHWC;
 
 	op->x = x;
 	op->y = y;
@@ -192,10 +220,30 @@ extern "C" bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_ten
 	CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&op->cdesc));
 	CUDNN_CHECK(cudnnSetConvolution2dDescriptor(op->cdesc, pad, pad, stride, stride, 1, 1,
 						    CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-	if (krsc) {
+	if (nhwc && op->xs) { /* the stem: a padded copy of its own */
 		size_t nw = (size_t)op->cout * op->cpad * k * k;
 		op->w16 = dev_alloc(nw * gpu.act_size);
 		op->dw16 = dev_alloc(nw * gpu.act_size);
+	} else if (nhwc) {
+		size_t nw = weights_of(op);
+		if (nkrsc == MAX_CONVS)
+			die("conv plan: more than %d convolutions", MAX_CONVS);
+		op->krsc = 1;
+		krsc_ops[nkrsc++] = op;
+		if (gpu.act_dt != CUDNN_DATA_FLOAT) {
+			/* cudnnFind reads a scratch copy; the first forward
+			 * points w16 into the one copy of all weights */
+			if (nw * gpu.act_size > wc.scratch_size) {
+				if (wc.scratch)
+					CUDA_CHECK(cudaFree(wc.scratch));
+				wc.scratch = dev_alloc(nw * gpu.act_size);
+				CUDA_CHECK(cudaMemsetAsync(wc.scratch, 0, nw * gpu.act_size,
+							   gpu.stream));
+				wc.scratch_size = nw * gpu.act_size;
+			}
+			op->w16 = wc.scratch;
+			op->dw16 = dev_alloc(nw * gpu.act_size);
+		}
 	}
 
 	struct gpu_conv_shape s = {x->n, op->cpad, x->h,   x->w, y->c,
@@ -215,15 +263,111 @@ extern "C" bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_ten
 	return op;
 }
 
-/* NHWC: this step's KRSC copy of the weights (and of the image, for the
- * first convolution). */
-static void conv_prepare_krsc(bk_op *op)
+/* amp, bf16: the one copy of every KRSC convolution's weights, made at the
+ * first forward (all convolutions are planned by then; the plan-time
+ * scratch copy is given back). Rounded out to 64 bytes for the cast's
+ * vector loads: the parameter buffer is 256-byte aligned. */
+static void weight_copy_make(void)
 {
-	if (op->xs) {
-		const bk_tensor *x = op->x;
-		launch_image_cast((const float *)x->p, op->xs, x->n, x->c, op->cpad, x->h, x->w);
+	const float *lo = NULL, *hi = NULL;
+
+	for (int i = 0; i < nkrsc; i++) {
+		const bk_op *op = krsc_ops[i];
+		if (!lo || op->w < lo)
+			lo = op->w;
+		if (!hi || op->w + weights_of(op) > hi)
+			hi = op->w + weights_of(op);
 	}
-	launch_weight_cast(op->w, op->w16, op->cout, op->cin, op->cpad, op->k, op->k);
+	lo = (const float *)((uintptr_t)lo / 64 * 64);
+	wc.lo = lo;
+	wc.n = (size_t)(hi - lo);
+	CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+	CUDA_CHECK(cudaFree(wc.scratch));
+	wc.scratch = NULL;
+	wc.copy = dev_alloc(wc.n * gpu.act_size);
+	for (int i = 0; i < nkrsc; i++)
+		krsc_ops[i]->w16 = (char *)wc.copy + (size_t)(krsc_ops[i]->w - lo) * gpu.act_size;
+}
+
+/* The first convolution of the step (the stem's, on the image): this
+ * step's copies of the image, of its own weights and of all the others'. */
+static void conv_prepare(bk_op *op)
+{
+	const bk_tensor *x = op->x;
+
+	launch_image_cast((const float *)x->p, op->xs, x->n, x->c, op->cpad, x->h, x->w);
+	if (op->w16)
+		launch_weight_cast(op->w, op->w16, op->cout, op->cin, op->cpad, op->k, op->k);
+	if (nkrsc > 0 && gpu.act_dt != CUDNN_DATA_FLOAT) {
+		if (!wc.copy)
+			weight_copy_make();
+		launch_cast(wc.lo, wc.copy, wc.n);
+	}
+}
+
+void conv_forget(bk_op *op)
+{
+	for (int i = 0; i < nkrsc; i++)
+		if (krsc_ops[i] == op)
+			krsc_ops[i--] = krsc_ops[--nkrsc];
+	if (nkrsc > 0)
+		return;
+	if (wc.scratch)
+		CUDA_CHECK(cudaFree(wc.scratch));
+	if (wc.copy)
+		CUDA_CHECK(cudaFree(wc.copy));
+	memset(&wc, 0, sizeof wc);
+}
+
+void conv_after_upload(void *dev, size_t bytes)
+{
+	const char *a = (const char *)dev, *b = a + bytes;
+	float *tmp = NULL;
+
+	for (int i = 0; i < nkrsc; i++) {
+		bk_op *op = krsc_ops[i];
+		float *ends[2] = {(float *)op->w, op->dw};
+		size_t nw = weights_of(op);
+		for (int j = 0; j < 2; j++) {
+			if ((const char *)ends[j] < a || (const char *)(ends[j] + nw) > b)
+				continue;
+			if (!tmp)
+				tmp = (float *)dev_alloc(bytes);
+			CUDA_CHECK(cudaMemcpyAsync(tmp, ends[j], nw * sizeof(float),
+						   cudaMemcpyDeviceToDevice, gpu.stream));
+			launch_permute_weights(tmp, ends[j], op->cout, op->cin, op->k, op->k, 1);
+			CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+		}
+	}
+	if (tmp)
+		CUDA_CHECK(cudaFree(tmp));
+}
+
+void *conv_to_host(const void *dev, size_t bytes)
+{
+	const char *a = (const char *)dev, *b = a + bytes;
+	char *tmp = NULL;
+
+	for (int i = 0; i < nkrsc; i++) {
+		const bk_op *op = krsc_ops[i];
+		const float *ends[2] = {op->w, op->dw};
+		size_t nw = weights_of(op);
+		for (int j = 0; j < 2; j++) {
+			const char *p = (const char *)ends[j];
+			if (p < a || (const char *)(ends[j] + nw) > b)
+				continue;
+			if (!tmp) {
+				tmp = (char *)dev_alloc(bytes);
+				CUDA_CHECK(cudaMemcpyAsync(tmp, dev, bytes,
+							   cudaMemcpyDeviceToDevice, gpu.stream));
+			}
+			launch_permute_weights(ends[j], (float *)(tmp + (p - a)), op->cout, op->cin,
+					       op->k, op->k, 0);
+		}
+	}
+	if (tmp)
+		CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+	return tmp;
 }
 
 extern "C" void bk_conv_forward(bk_op *op)
@@ -232,8 +376,8 @@ extern "C" void bk_conv_forward(bk_op *op)
 	float one = 1.0f, zero = 0.0f;
 
 	ws_finalize();
-	if (op->w16)
-		conv_prepare_krsc(op);
+	if (op->xs)
+		conv_prepare(op);
 	CUDNN_CHECK(cudnnSetConvolutionMathType(op->cdesc, a->fwd_math));
 	CUDNN_CHECK(cudnnConvolutionForward(gpu.dnn, &one, conv_xdesc(op), conv_x(op), op->wdesc,
 					    conv_w(op), op->cdesc, a->fwd, gpu.ws, a->fwd_ws, &zero,
@@ -264,7 +408,8 @@ extern "C" void bk_conv_backward_weights(bk_op *op)
 	CUDNN_CHECK(cudnnConvolutionBackwardFilter(
 		gpu.dnn, &one, conv_xdesc(op), conv_x(op), op->dy->desc, op->dy->p, op->cdesc,
 		a->bwd_filter, gpu.ws, a->bwd_filter_ws, &zero, op->wdesc, conv_dw(op)));
-	if (op->dw16)
-		launch_wgrad_cast(op->dw16, op->dw, op->cout, op->cin, op->cpad, op->k, op->k,
-				  gpu.scaling ? gpu.flag : NULL);
+	if (op->dw16 && op->krsc)
+		launch_uncast(op->dw16, op->dw, weights_of(op));
+	else if (op->dw16)
+		launch_wgrad_cast(op->dw16, op->dw, op->cout, op->cin, op->cpad, op->k, op->k);
 }

@@ -103,7 +103,7 @@ $(eval $(call track_flags,cuda,$(if $(CUDA_FOUND),$(NVCC) $(NVCCFLAGS) $(CUDA_LD
 
 # ---- host-side objects (always) --------------------------------------------
 
-CUDA_HOST_OBJ := $(call objs,bench/cuda/lossscale.c bench/cuda/plan.c)
+CUDA_HOST_OBJ := $(call objs,bench/cuda/lossscale.c bench/cuda/plan.c bench/cuda/watch.c)
 GPU_HOST_TEST_OBJ := $(call objs,tests/drivers/gpu-host.c)
 $(CUDA_HOST_OBJ) $(GPU_HOST_TEST_OBJ): XCFLAGS := $(CUDA_HOST_XCFLAGS)
 $(CUDA_HOST_OBJ) $(GPU_HOST_TEST_OBJ): $(OBJ)/.flags-cuda
@@ -174,3 +174,18 @@ check-gpu:
 endif
 
 .PHONY: check-gpu
+
+# gpu-first-run: what a user with GPUs runs first, into one file to keep or
+# send (bench/cuda/first-run.sh; doc/gpu.md reads it line by line).
+GPU_FIRST_RUN = $(RESULTS)/gpu-first-run.txt
+ifdef CUDA_FOUND
+gpu-first-run: $(BIN)/check-gpu-compare $(BIN)/bench-cuda $(BIN)/bench-cuda-allreduce \
+		$(BIN)/bench bench/cuda/first-run.sh
+	@mkdir -p $(RESULTS)
+	bench/cuda/first-run.sh $(BIN) $(GPU_FIRST_RUN)
+else
+gpu-first-run:
+	@echo "gpu-first-run: no CUDA toolkit (cuDNN, cuBLAS) found; nothing to run" >&2; exit 1
+endif
+
+.PHONY: gpu-first-run

@@ -52,8 +52,4 @@ extern "C" void bk_fc_backward(bk_op *op)
 				 (const float *)op->x->p, op->cin, (const float *)op->dy->p,
 				 op->cout, &zero, op->dw, op->cin));
 	launch_bias_back((const float *)op->dy->p, op->db, n, op->cout);
-	if (gpu.scaling) {
-		flag_overflow(op->dw, (size_t)op->cout * op->cin);
-		flag_overflow(op->db, (size_t)op->cout);
-	}
 }

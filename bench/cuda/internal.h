@@ -21,8 +21,19 @@ extern "C" {
 #include "check.h"
 #include "lossscale.h"
 #include "plan.h"
+#include "watch.h"
 
 enum { THREADS = 256 }; /* threads per block of our kernels */
+
+/* The scalars of a step that change between steps, read by the kernels from
+ * device memory so that a captured step (--graph) replays with today's. */
+struct step_knobs {
+	float loss_scale, inv_scale; /* lossscale.h's */
+	float grad_scale, lr, momentum, wd;
+};
+
+/* --graph: off; capturing the step; captured, replayed each step. */
+enum { GRAPH_OFF, GRAPH_WANTED, GRAPH_CAPTURING, GRAPH_READY };
 
 /* The backend's state: one device, one stream, one of each handle. */
 struct cuda_backend {
@@ -49,11 +60,18 @@ struct cuda_backend {
 	void *ws;           /* one workspace for every op: they run in order */
 	size_t ws_size, ws_need;
 	int ws_final; /* 1 once ws has been cut to ws_need */
-	cudaEvent_t step_start, step_stop;
-	size_t peak;    /* bytes in use on the device, high-water */
+	cudaEvent_t step_start, step_stop, synced;
+	size_t peak;    /* bytes in use on the device (all processes), high-water */
 	int local_rank; /* 0 prints the node's one-off notes */
 	int verbose;
 	int ready;
+	struct step_knobs *knobs, *knobs_host; /* device; pinned */
+	int nccl_high;                         /* --nccl-high-priority */
+	double nccl_timeout;                   /* --nccl-timeout, seconds */
+	struct gpu_bn_count bn;                /* how the batch norms run */
+	int graph_state;                       /* GRAPH_* */
+	cudaGraph_t graph;
+	cudaGraphExec_t graph_exec;
 };
 extern struct cuda_backend gpu;
 
@@ -87,7 +105,9 @@ struct bk_op {
 	cudnnFilterDescriptor_t wdesc;
 	cudnnConvolutionDescriptor_t cdesc;
 	int shape;        /* index into conv.cu's table of shapes */
-	void *w16, *dw16; /* amp/bf16: KRSC copies of the weights and their gradient */
+	void *w16, *dw16; /* amp/bf16: the weights' copy (a slice of conv.cu's one copy
+			     of them all; the stem's own, padded) and the gradient's */
+	int krsc;         /* NHWC: the master weights themselves are KRSC (not the stem) */
 	void *xs;         /* amp/bf16 first conv: the fp32 NCHW image cast to NHWC */
 	cudnnTensorDescriptor_t xsdesc;
 	/* bn */
@@ -127,6 +147,9 @@ void note_mem(void);
 bk_op *op_new(void);
 /* amp: read the last step's overflow verdict and advance the loss scale. */
 void settle(void);
+/* Wait for everything queued on the compute stream: bounded, and watching
+ * NCCL, when NCCL runs (comm_wait); else a plain synchronisation. */
+void stream_wait(void);
 
 /* The one workspace of cuDNN's convolutions and batch norms. At plan time
  * ws_limit_init fixes how much a search may use, ws_grow makes room for a
@@ -141,6 +164,33 @@ void ws_finalize(void);
 
 /* Distinct convolution shapes searched so far. */
 int conv_shapes(void);
+/* NHWC convolutions read their master weights as KRSC: after bytes were
+ * copied to dev, the conv weights among them are turned OIHW -> KRSC in
+ * place; before a copy to the host, conv_to_host gives a device copy of
+ * [dev, dev + bytes) in OIHW (or NULL when none is among them; the caller
+ * frees it). */
+void conv_after_upload(void *dev, size_t bytes);
+/* A convolution's op is destroyed: the copy of all weights goes with the last. */
+void conv_forget(bk_op *op);
+void *conv_to_host(const void *dev, size_t bytes);
+
+/* ---- graph.cu: --graph --------------------------------------------------- */
+
+/* The graph and its instance, if any, destroyed (bk_finalize). */
+void graph_release(void);
+/* READY: launch the captured step (bk_sgd_run, once the knobs are set). */
+void graph_launch(void);
+
+/* ---- comm_nccl.cu ------------------------------------------------------ */
+
+/* The NCCL stream and events (normal priority, or the highest with
+ * --nccl-high-priority); nothing without NCCL. Called by bk_init. */
+void comm_streams_init(void);
+/* 1 when a communicator runs: waits must be bounded (stream_wait). */
+int comm_active(void);
+/* Wait for event e, polling NCCL's asynchronous error: dies with one line,
+ * the communicator aborted, on an error or after gpu.nccl_timeout. */
+void comm_wait(cudaEvent_t e, const char *what);
 
 /* ---- kernels.cu: launchers of our own kernels, on gpu.stream ----------- */
 
@@ -150,13 +200,16 @@ cudaError_t kernels_loadable(void);
 /* A tensor from or to fp32 NCHW (host layout) in device memory. */
 void launch_from_nchw(const float *src, const bk_tensor *t);
 void launch_to_nchw(const bk_tensor *t, float *dst);
-/* The convolution's KRSC copies (gpu.act_dt), input channels padded to cpad:
- * the image, the weights, and the weight gradient back to fp32 OIHW (a
- * value that is not finite sets *flag; flag NULL: nothing checked). */
+/* The stem convolution's KRSC copies (gpu.act_dt), input channels padded
+ * to cpad: the image, the weights, and the weight gradient back to fp32 OIHW. */
 void launch_image_cast(const float *x, void *xs, int n, int c, int cpad, int h, int w);
 void launch_weight_cast(const float *w, void *w16, int k, int c, int cpad, int r, int s);
-void launch_wgrad_cast(const void *dw16, float *dw, int k, int c, int cpad, int r, int s,
-		       int *flag);
+void launch_wgrad_cast(const void *dw16, float *dw, int k, int c, int cpad, int r, int s);
+/* fp32 weights OIHW -> KRSC (to_krsc 1) or back, out of place. */
+void launch_permute_weights(const float *src, float *dst, int k, int c, int r, int s, int to_krsc);
+/* n fp32 values to gpu.act_dt and back, no change of layout. */
+void launch_cast(const float *src, void *dst, size_t n);
+void launch_uncast(const void *src, float *dst, size_t n);
 /* Batch norm's ReLU and add where cuDNN does not fuse them: y = relu(y [+ z])
  * (z NULL: no add); g = y > 0 ? dy : 0; and the mask from the pre-activation
  * recomputed from x where y is gone. */
@@ -170,5 +223,7 @@ void launch_bias_back(const float *dy, float *db, int n, int out);
 /* amp: mark the step as overflowed if any of buf[0 .. n) is not finite
  * (nothing without loss scaling). */
 void flag_overflow(const float *buf, size_t n);
+/* gpu.knobs_host's loss scale from gpu.ls, and all of it to gpu.knobs. */
+void push_knobs(void);
 
 #endif
