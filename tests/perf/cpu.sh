@@ -48,6 +48,7 @@ TORCH_SCRIPT=$root/pipelines/pytorch_synthetic.py
 
 die() { echo "$prog: $*" >&2; exit 1; }
 has() { [[ " $1 " == *" $2 "* ]]; }
+div() { if [ "$1" = - ] || [ "$2" = - ]; then echo -; else awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; fi; }
 case $STAT in median | mean) ;; *) echo "$prog: STAT=$STAT: want median or mean" >&2; exit 2 ;; esac
 for v in REPEAT ITERS WARMUP BATCH THREADS; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "$prog: $v=${!v}: not a positive integer" >&2; exit 2; }
@@ -325,7 +326,6 @@ target() {
 		printf 'target %-44s %8s >= %-6s MISS\n' "$1" "$2" "$3"
 	fi
 }
-div() { if [ "$1" = - ] || [ "$2" = - ]; then echo -; else awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; fi; }
 if has "$PRECISIONS" fp32; then
 	has "$SIZES" 224 && target "fp32 224 px: bench / PyTorch images/s" \
 		"$(div "$(med bench,224,fp32)" "${BEST[224,fp32]}")" 1.2
