@@ -201,6 +201,12 @@ RUN_LOCK = $(LOGDIR)/.lock-$(if $(HOSTS),$(notdir $(HOSTS)),localhost)
 # A word for sh: in single quotes, a ' in it as '\''.
 shq = '$(subst ','\'',$(1))'
 
+# $(call py_versions,PYTHON,pkg pkg ...): a pipeline's <fw>_VERSIONS (launch -v):
+# "name=version" of those Python packages that are installed, from their
+# metadata (importing a framework takes seconds).
+py_versions = $(1) -c 'import importlib.metadata as m; [print(d.metadata["Name"].lower() + "=" + \
+	d.version) for d in m.distributions() if (d.metadata["Name"] or "").lower() in "$(2)".split()]'
+
 # run_rule KEY: how one log of KEY comes to be. The log is written to a
 # temporary file and renamed, so a failed or interrupted run leaves none.
 define run_rule

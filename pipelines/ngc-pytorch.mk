@@ -19,3 +19,4 @@ ngc-pytorch_CMD = $(call need,DLE_CONVNETS,path to DeepLearningExamples/PyTorch/
 	$(IMAGENET)'
 ngc-pytorch_DEPS :=
 ngc-pytorch_FORMAT := ngc-pytorch
+ngc-pytorch_VERSIONS = $(call py_versions,$(PYTHON),torch torchvision nvidia-dali-cuda110 nvidia-dali-cuda120)

@@ -19,3 +19,4 @@ oneflow_CMD = $(call need,ONEFLOW_CNNS,path to OneFlow-Benchmark/Classification/
 	$(if $(DATA),--train_data_dir $(DATA)/train --train_data_part_num 256)'
 oneflow_DEPS :=
 oneflow_FORMAT := oneflow
+oneflow_VERSIONS = $(call py_versions,$(PYTHON),oneflow)

@@ -14,3 +14,4 @@ plsc_CMD = $(call need,PLSC,path to a PLSC checkout with DLPerf's train.py) \
 	train.py --batch_size {batch} --loss_type dist_arcface'
 plsc_DEPS :=
 plsc_FORMAT := plsc
+plsc_VERSIONS = $(call py_versions,$(PYTHON),paddlepaddle paddlepaddle-gpu plsc)

@@ -29,5 +29,4 @@ pytorch-synthetic_DEPS := pipelines/pytorch_synthetic.py
 pytorch-synthetic_FORMAT := bench
 # The versions launch writes into the log ("# env node=<i> torch=..."), from
 # the packages' metadata (importing torch would take seconds).
-pytorch-synthetic_VERSIONS := $(PYTORCH_PYTHON) -c 'import importlib.metadata as m; \
-	[print(n + "=" + m.version(n)) for n in ("torch", "torchvision")]'
+pytorch-synthetic_VERSIONS = $(call py_versions,$(PYTORCH_PYTHON),torch torchvision)

@@ -15,3 +15,4 @@ pytorch_CMD = $(call need,PYTORCH_EXAMPLES,path to pytorch/examples/imagenet)$(c
 	--multiprocessing-distributed --world-size {nodes} --rank $$NODE_RANK $(IMAGENET)'
 pytorch_DEPS :=
 pytorch_FORMAT := pytorch
+pytorch_VERSIONS = $(call py_versions,$(PYTHON),torch torchvision)
