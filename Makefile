@@ -220,7 +220,7 @@ $(LOGDIR)/$(FRAMEWORK)/$(1)/%.log: | $$($(FRAMEWORK)_DEPS) $(BIN)/launch
 		echo "make: $(FRAMEWORK) $(1) run $$* failed (exit $$$$rc); no log kept" >&2; exit $$$$rc; }; \
 	mv $$@.tmp $$@; \
 	echo "run: $(FRAMEWORK) $(1) #$$* done in $$$$(( $$$$(date +%s) - start )) s:" \
-		"$$$$($(BIN)/grep-iters -f $$($(FRAMEWORK)_FORMAT) $$@ | $(BIN)/window $(WINDOW) | cut -f4) samples/s" >&2
+		"$$$$($(BIN)/grep-iters -f $$($(FRAMEWORK)_FORMAT) $$@ | $(BIN)/window $(WINDOW) | grep -v '^#' | cut -f4) samples/s" >&2
 endef
 
 # $(call records,LOGS,WINDOW FLAGS): the speedup records of these logs, the
