@@ -16,12 +16,12 @@ RANK/WORLD_SIZE) trains data parallel with DistributedDataParallel over gloo;
 MASTER_ADDR defaults to the first of launch's DLBENCH_HOSTS, else 127.0.0.1 on
 one node. Diagnostics go to stderr.
 
-PyTorch at its best on a CPU, by construction (Intel's and PyTorch's CPU
-performance guides): jemalloc preloaded with MALLOC_CONF
+PyTorch at its best on a CPU, by construction: jemalloc preloaded with MALLOC_CONF
 dirty_decay_ms:-1,muzzy_decay_ms:-1 (jemalloc keeps its pages; without it
-a 224 px step costs 15 s instead of 1.8 s here, page faults), intra-op
-threads = cores / processes on the node, channels_last (faster than NCHW at
-every size and precision measured here, doc/measurements.md). When jemalloc
+a 224 px step took 15 s instead of 1.8 s here when issue 10 was filed:
+page faults), intra-op threads = cores / processes on the node,
+channels_last (faster than NCHW in every interleaved run at 112 px, fp32
+and bf16, doc/measurements.md). When jemalloc
 is not preloaded the script runs itself again with it (--allocator system:
 glibc malloc). The settings in effect go into the log after the header, one
 line each, in the form of launch's environment lines (doc/formats.md):
