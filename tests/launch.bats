@@ -533,6 +533,7 @@ env_item() {
 }
 
 @test "the git commit of the command's repository, none outside one" {
+	git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 || skip "$ROOT is not a git checkout"
 	run --separate-stderr launch 1n1g_b16_fp32 -- "$F/fake" x
 	[ "$status" -eq 0 ]
 	[ "$(env_item git_repo)" = "$ROOT" ]
