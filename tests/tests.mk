@@ -17,7 +17,7 @@ test: test-deps
 # program, so its test fails). Part of `make test`.
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 SAN_DIR := $(OBJ)/san
-SAN_SUITES := $(addprefix tests/,$(addsuffix .bats,grep-iters window median speedup table plot launch compare))
+SAN_SUITES := $(addprefix tests/,$(addsuffix .bats,grep-iters window median speedup table plot launch compare ranks))
 SAN_PROGS := $(FILTERS) test-arena-check test-gpu-host $(if $(CUDA_FOUND),check-gpu-compare)
 # bench's host logic: the memory plan's checker, loss scaling, the layout
 # maps, convolution shapes, pooling windows and check-gpu's comparison.
