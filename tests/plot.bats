@@ -172,6 +172,7 @@ in_frame() {
 	grep -q '<td>cpu_model</td><td>Intel Xeon = 100%</td><td>1</td><td class="bad">differs between runs</td>' "$T/s.html"
 	grep -q '<td>load1</td><td>0.5 .. 1.5</td><td>2</td><td></td>' "$T/s.html"
 	grep -q '^<ul>$' "$T/s.html" && grep -q '^<li>versions: openmpi 4.1.4</li>$' "$T/s.html"
+	grep -q '^<li><strong>environments differ</strong>: bench 1n4g_b16_fp32 node 0: cpu_model</li>$' "$T/s.html"
 	grep -q "95 % confidence interval of the mean (Student's t)" "$T/s.html"
 	# Self-contained: no script, nothing fetched (an xmlns names, it fetches nothing).
 	! grep -qiE '<script|<link|<img|<iframe|src=|url\(|@import' "$T/s.html" || false

@@ -43,6 +43,21 @@ static void esc(const char *s)
 	put_html(s, strlen(s));
 }
 
+/* A line of table's markdown: escaped, **bold** as <strong>. */
+static void md_text(const char *s)
+{
+	int bold = 0;
+
+	for (const char *p; (p = strstr(s, "**")); s = p + 2) {
+		if (!bold && !strstr(p + 2, "**"))
+			break;
+		put_html(s, (size_t)(p - s));
+		fputs(bold ? "</strong>" : "<strong>", stdout);
+		bold = !bold;
+	}
+	esc(s);
+}
+
 /* One markdown table row "| a | b |" as <tr> of cells of tag. */
 static void md_row(const char *line, const char *tag)
 {
@@ -96,7 +111,7 @@ static void markdown(const char *path)
 		if (strncmp(l, "- ", 2) == 0) {
 			fputs(list ? "<li>" : "<ul>\n<li>", stdout);
 			list = 1;
-			esc(l + 2);
+			md_text(l + 2);
 			fputs("</li>\n", stdout);
 		} else if (strncmp(l, "## ", 3) == 0) {
 			fputs("<h3>", stdout);
@@ -104,7 +119,7 @@ static void markdown(const char *path)
 			fputs("</h3>\n", stdout);
 		} else if (l[0]) {
 			fputs("<p>", stdout);
-			esc(l);
+			md_text(l);
 			fputs("</p>\n", stdout);
 		}
 	}
@@ -284,9 +299,9 @@ void page_write(const struct plotdata *d, const char *title, const char *table_m
 	       "<title>dlbench: ");
 	esc(title);
 	printf("</title>\n<style>\n"
-	       "body { font-family: sans-serif; margin: 1.5em auto; max-width: 1140px; "
+	       "body { font-family: sans-serif; margin: 1.5em auto; max-width: 1400px; "
 	       "color: #222; background: #fff; }\n"
-	       "table { border-collapse: collapse; margin: 0.5em 0 1em; }\n"
+	       "table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.9em; }\n"
 	       "th, td { border: 1px solid #bbb; padding: 0.2em 0.6em; text-align: right; }\n"
 	       "th { background: #eee; }\n"
 	       "td:first-child, th:first-child { text-align: left; }\n"
