@@ -165,8 +165,8 @@ in_frame() {
 	[ "$(grep -c '<svg' "$T/s.html")" -eq 1 ]
 	! grep -q '<?xml' "$T/s.html" || false
 	grep -q 'id="gnuplot_plot_2a"' "$T/s.html"
-	grep -q '<td>1n2g</td><td>3</td><td>140.00 .. 160.00</td><td>130.00 .. 172.00</td><td>6.60 %</td><td>3</td><td class="bad">noisy: ± 14.0 % of the median; outliers</td>' "$T/s.html"
-	grep -q '<td>1n1g</td>.*<td class="bad">noisy: ± 5.5 % of the median</td>' "$T/s.html"
+	grep -q '<td>1n2g</td><td>3</td><td>140.00 .. 160.00</td><td>130.00 .. 172.00</td><td>6.60 %</td><td>3</td><td class="bad">noisy: ± 13.9 % of the mean; outliers</td>' "$T/s.html"
+	grep -q '<td>1n1g</td>.*<td class="bad">noisy: ± 5.5 % of the mean</td>' "$T/s.html"
 	grep -q 'too few runs for an interval' "$T/s.html"
 	# Environment: decoded, and a CPU model that differs between runs marked.
 	grep -q '<td>cpu_model</td><td>Intel Xeon = 100%</td><td>1</td><td class="bad">differs between runs</td>' "$T/s.html"

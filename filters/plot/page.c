@@ -13,7 +13,8 @@
 #include <string.h>
 
 /* Above this, a configuration is marked noisy: the 95 % CI's half-width
- * (or, without CIs, the spread max - min) as a % of the median. */
+ * as a % of the mean (without CIs, the spread max - min as a % of the
+ * median, as table's spread). */
 #define NOISY_PCT 5.0
 
 static void put_html(const char *s, size_t n)
@@ -165,7 +166,7 @@ static void noise(const struct plotdata *d)
 			const struct point *p = &d->series[s].pts[i];
 			double width = d->stats && p->ci_lo >= 0 ? (p->ci_hi - p->ci_lo) / 2
 								 : p->max - p->min;
-			double pct = width / p->median * 100;
+			double pct = width / (d->stats ? p->mean : p->median) * 100;
 			printf("<tr><td>");
 			esc(framework_display(d->series[s].framework));
 			printf("</td><td>%ldn%ldg</td><td>%ld</td><td>%.2f .. %.2f</td>", p->nodes,
@@ -186,8 +187,8 @@ static void noise(const struct plotdata *d)
 			if (d->stats && p->ci_lo < 0)
 				printf("too few runs for an interval");
 			else if (pct > NOISY_PCT)
-				printf("noisy: %s %.1f %% of the median", d->stats ? "±" : "spread",
-				       pct);
+				printf("noisy: %s %.1f %% of the %s", d->stats ? "±" : "spread",
+				       pct, d->stats ? "mean" : "median");
 			else
 				printf("%s %.1f %%", d->stats ? "±" : "spread", pct);
 			if (p->outliers[0])
@@ -195,10 +196,11 @@ static void noise(const struct plotdata *d)
 			printf("</td></tr>\n");
 		}
 	printf("</table>\n<p>A configuration is marked noisy when %s exceeds %.0f %% of its "
-	       "median%s.</p>\n",
+	       "%s%s.</p>\n",
 	       d->stats ? "the half-width of the 95 % confidence interval of its mean"
 			: "the spread of its runs (max - min)",
-	       NOISY_PCT, d->stats ? ", or has outlier runs (median flags them)" : "");
+	       NOISY_PCT, d->stats ? "mean" : "median",
+	       d->stats ? ", or has outlier runs (median flags them)" : "");
 }
 
 /* Items whose value may differ between runs and nodes without a cause. */
@@ -299,7 +301,7 @@ void page_write(const struct plotdata *d, const char *title, const char *table_m
 	       "<title>dlbench: ");
 	esc(title);
 	printf("</title>\n<style>\n"
-	       "body { font-family: sans-serif; margin: 1.5em auto; max-width: 1400px; "
+	       "body { font-family: sans-serif; margin: 1.5em auto; padding: 0 1em; max-width: 1400px; "
 	       "color: #222; background: #fff; }\n"
 	       "table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.9em; }\n"
 	       "th, td { border: 1px solid #bbb; padding: 0.2em 0.6em; text-align: right; }\n"

@@ -17,7 +17,7 @@
 
 struct point {
 	long nodes, gpus, n;
-	double median, min, max;
+	double median, mean, min, max;
 	double ci_lo, ci_hi, cv;    /* 95 % CI of the mean and CV %; < 0: none */
 	double speedup, speedup_pm; /* speedup_pm < 0: none */
 	double efficiency;          /* %, speedup / devices */

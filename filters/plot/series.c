@@ -55,6 +55,7 @@ static void point_of(struct input *in, const struct medrec *r, struct point *p)
 	p->gpus = r->key.gpus;
 	p->n = r->n;
 	p->median = r->median;
+	p->mean = r->mean;
 	p->min = r->min;
 	p->max = r->max;
 	p->ci_lo = p->ci_hi = p->cv = p->speedup_pm = -1;
