@@ -14,6 +14,7 @@
  *   winrec.c  the run record that median and compare read
  *   medrec.c  the median record that speedup and table read
  *   key.c     <N>n<G>g_b<B>_<prec> keys and their ladder order
+ *   published.c  a published table (data/dlperf), read for table and plot
  */
 #ifndef DLBENCH_LIB_H
 #define DLBENCH_LIB_H
@@ -250,6 +251,25 @@ void medrec_stats(struct input *in, int median_nf, struct medrec *r);
  * framework and key are in *seen already, else add them. *seen is a
  * tsearch tree (NULL at first) of the records' field[0]: O(log n) each. */
 void medrec_unique(const struct input *in, const struct medrec *r, void **seen);
+
+/* ---- published tables (published.c) ------------------------------------ */
+
+/* One line of a published table: framework, key, samples_per_s, speedup. */
+struct published {
+	char *framework;
+	char keytext[KEY_MAX]; /* the key as key_format writes it */
+	struct key key;
+	double speed;
+	double speedup; /* 0: the table gives none ("-") */
+};
+
+/* Read the table at path into *out (published_free frees it); returns the
+ * count. Dies naming file and line: "3 fields, expected 4", "key 'x' is not
+ * <N>n<G>g_b<B>_<prec>", "samples_per_s 'x' is not a number" (is not
+ * positive, rounds to 0.00), "speedup 'x' ...", "duplicate configuration
+ * <framework> <key>". */
+size_t published_read(const char *path, struct published **out);
+void published_free(struct published *p, size_t n);
 
 #ifdef __cplusplus
 }

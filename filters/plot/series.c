@@ -180,36 +180,27 @@ static void name_machine(struct plotdata *d)
 		snprintf(d->machine, sizeof d->machine, "%s", host ? host : what);
 }
 
+/* The published figures of the plot's framework, batch and precision. */
 static void read_published(struct plotdata *d, const char *path)
 {
-	struct input in;
-	struct key k;
-	size_t cap = 0;
+	struct published *p;
+	size_t n = published_read(path, &p), cap = 0;
 	const struct series *s = &d->series[0];
 
 	d->pubname = path;
-	input_open(&in, path);
-	while (input_record(&in)) {
-		if (in.meta)
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(p[i].framework, s->framework) != 0 || p[i].key.batch != s->batch ||
+		    strcmp(p[i].key.prec, s->prec) != 0)
 			continue;
-		record_expect(&in, 4);
-		if (key_parse(in.f[1], &k) != 0)
-			record_die(&in, "key '%s' is not <N>n<G>g_b<B>_<prec>", in.f[1]);
-		double speed = record_num(&in, 2, "samples_per_s", 1);
-		double speedup = 0;
-		if (strcmp(in.f[3], "-") != 0)
-			speedup = record_num(&in, 3, "speedup", 1);
-		if (strcmp(in.f[0], s->framework) != 0 || k.batch != s->batch ||
-		    strcmp(k.prec, s->prec) != 0)
-			continue;
-		for (size_t i = 0; i < d->npub; i++)
-			if (d->pub[i].devices == k.nodes * k.gpus)
-				record_die(&in, "a second figure for %ld devices",
-					   k.nodes * k.gpus);
+		long dev = p[i].key.nodes * p[i].key.gpus;
+		for (size_t j = 0; j < d->npub; j++)
+			if (d->pub[j].devices == dev)
+				die("%s: two figures for %s b%ld %s on %ld devices", path,
+				    s->framework, s->batch, s->prec, dev);
 		d->pub = xgrow(d->pub, &cap, d->npub + 1, sizeof *d->pub);
-		d->pub[d->npub++] = (struct pubpoint){k.nodes * k.gpus, speed, speedup};
+		d->pub[d->npub++] = (struct pubpoint){dev, p[i].speed, p[i].speedup};
 	}
-	input_close(&in);
+	published_free(p, n);
 	if (d->npub == 0)
 		die("%s: no figure of %s b%ld %s", path, s->framework, s->batch, s->prec);
 	/* Ladder order (devices). */

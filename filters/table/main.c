@@ -43,12 +43,6 @@
 #include <string.h>
 #include <unistd.h>
 
-struct published {
-	char *framework;
-	char keytext[KEY_MAX];
-	double speed;
-};
-
 /* What table computes or reads beyond the median record; extras[i] goes
  * with rows[i]. */
 struct extra {
@@ -61,7 +55,7 @@ static struct extra *extras;
 static size_t nrows, caprows, capextras;
 static void *seen; /* medrec_unique's tree */
 static struct published *pubs;
-static size_t npubs, cappubs;
+static size_t npubs;
 
 /* Every file-scope variable to its start value: main may run again in one
  * process (the fuzz harnesses, tests/fuzz/), after a die() left through the
@@ -73,7 +67,7 @@ static void reset(void)
 	nrows = caprows = capextras = 0;
 	seen = NULL;
 	pubs = NULL;
-	npubs = cappubs = 0;
+	npubs = 0;
 	env_reset();
 }
 
@@ -117,35 +111,6 @@ static void read_row(struct input *in)
 	extras = xgrow(extras, &capextras, nrows + 1, sizeof *extras);
 	rows[nrows] = r;
 	extras[nrows++] = x;
-}
-
-static void read_published(const char *path)
-{
-	struct input in;
-	struct published p;
-	struct key k;
-
-	input_open(&in, path);
-	while (input_record(&in)) {
-		if (in.meta)
-			continue;
-		record_expect(&in, 4);
-		if (key_parse(in.f[1], &k) != 0)
-			record_die(&in, "key '%s' is not <N>n<G>g_b<B>_<prec>", in.f[1]);
-		key_format(&k, p.keytext, sizeof p.keytext);
-		p.speed = printed_positive(&in, 2, "samples_per_s");
-		if (strcmp(in.f[3], "-") != 0)
-			record_num(&in, 3, "speedup", 1);
-		for (size_t i = 0; i < npubs; i++)
-			if (strcmp(pubs[i].framework, in.f[0]) == 0 &&
-			    strcmp(pubs[i].keytext, p.keytext) == 0)
-				record_die(&in, "duplicate configuration %s %s", in.f[0],
-					   p.keytext);
-		p.framework = xstrdup(in.f[0]);
-		pubs = xgrow(pubs, &cappubs, npubs + 1, sizeof *pubs);
-		pubs[npubs++] = p;
-	}
-	input_close(&in);
 }
 
 static const struct published *published_of(const struct medrec *r)
@@ -379,7 +344,7 @@ int main(int argc, char *argv[])
 		die_usage("-p: only with -s scaling");
 
 	if (published)
-		read_published(published);
+		npubs = published_read(published, &pubs);
 	FOREACH_INPUT(in, argc, argv)
 		while (input_record(&in))
 			if (!in.meta)
