@@ -109,9 +109,15 @@ static void summarize(const struct config *c, double out[4])
 	out[1] = r2n(sum / (double)c->n);
 	out[2] = r2n(v[0]);
 	out[3] = r2n(v[c->n - 1]);
+	double mean, sd;
+	mean_sd(v, c->n, &mean, &sd);
 	free(v);
 	if (!isfinite(out[1]))
 		die("%s %s: the sum of %zu samples_per_s overflows", c->framework, c->key, c->n);
+	/* our columns: the interval's half-width must be finite too */
+	if (!dlperf && !(isfinite(sd) && isfinite(12.71 * sd) && isfinite(mean + 12.71 * sd)))
+		die("%s %s: the standard deviation of %zu samples_per_s overflows", c->framework,
+		    c->key, c->n);
 	/* The sum's rounding can take the mean of equal values one ulp past
 	 * them; the mean is within [min, max], and the records say so. */
 	out[1] = fmin(fmax(out[1], out[2]), out[3]);

@@ -324,3 +324,10 @@ check_stats() { # speed ...
 	run -0 median -c dlperf <<<$'a\t1n1g_b16_fp32\t1\t10.00\na\t1n1g_b16_fp32\t2\t11.00'
 	[ "$output" = "$(printf 'a\t1n1g_b16_fp32\t10.50\t10.50\t10.00\t11.00\t2')" ]
 }
+
+@test "a standard deviation that overflows is an error naming the configuration, not inf" {
+	run -1 --separate-stderr median <<<$'a\t1n1g_b16_fp32\t1\t1e306\na\t1n1g_b16_fp32\t2\t1.0'
+	[ -z "$output" ]
+	[ "$stderr" = "median: a 1n1g_b16_fp32: the standard deviation of 2 samples_per_s overflows" ]
+	run -0 median -c dlperf <<<$'a\t1n1g_b16_fp32\t1\t1e306\na\t1n1g_b16_fp32\t2\t1.0'
+}
