@@ -3,7 +3,10 @@
  *
  * Reads grep-iters records (framework, format, key, run, iter, timestamp_s,
  * step_s, samples_per_s, loss); the records of one run are adjacent. Writes
- * one record per run: framework, key, run, samples_per_s (%.2f). Meta lines
+ * one record per run: framework, key, run, samples_per_s (%.2f), then in our
+ * mode jitter_pct, drift_pct and steady (steady.c: the per-step rates'
+ * 1.4826 x MAD / median, the drift of their median from the window's first
+ * half to its second, and whether it is beyond -d). Meta lines
  * ("# key=value ...") are copied to the output as they come.
  *
  * Ours: the window is iterations s+1 … s+n; skip, count and method default
