@@ -9,6 +9,11 @@
  * later value replaces the earlier one in its place, as DLPerf's dictionary
  * did.
  *
+ * In our mode (not DLPerf's) four more columns follow n: ci_lo, ci_hi (the
+ * 95 % Student-t interval of the mean), cv_pct, and the outlier runs
+ * (modified z-score above 3.5), as report_stats says (doc/statistics.md).
+ * Window records of 4 or 7 columns are read (lib/winrec.c).
+ *
  * Every number printed is finite and above 0.00: a samples_per_s that R2n
  * takes to 0 or to infinity (x * 100 overflows) is an error naming its file
  * and line (it would be the min or the max); a mean whose sum overflows is

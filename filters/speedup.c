@@ -1,8 +1,10 @@
 /*
  * speedup — append the speedup over one node with one device.
  *
- * Reads median records (framework, key, median, mean, min, max, n) and writes
- * them back as read, in input order, each with one more column: speedup =
+ * Reads median records (framework, key, median, mean, min, max, n, and in our
+ * mode ci_lo, ci_hi, cv_pct, outliers) and writes them back as read, in input
+ * order, each with one more column (and, after our four, speedup_pm and
+ * efficiency: print_stats): speedup =
  * R2n(median / median of 1n1g of the same framework, batch and precision)
  * (doc/dlperf.md). The medians are taken as median printed them, already
  * R2n to two decimals, so they are not rounded again. Meta lines ('#') are

@@ -1,7 +1,8 @@
 /*
  * table — speedup records as markdown tables or DLPerf's result JSON.
  *
- * Reads speedup records (framework, key, median, mean, min, max, n, speedup);
+ * Reads speedup records (framework, key, median, mean, min, max, n, speedup;
+ * or with our columns, 14: stats.c adds ± columns, efficiency, cv, noisy);
  * meta lines ('#') are ignored. Numbers are printed as read, %.2f (median
  * and speedup already rounded them to two decimals), integers bare, cells
  * not padded; rows in ladder order (devices, then nodes); tables in the order
