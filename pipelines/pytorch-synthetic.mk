@@ -7,8 +7,9 @@
 # preloaded with its pages kept (MALLOC_CONF below: with jemalloc's defaults
 # a 224 px step took 15 s instead of 1.8 s here, issue 10; glibc malloc
 # costs ~40 %); threads = cores / processes on the node; channels_last, the
-# faster layout in every interleaved run at 112 px, fp32 and bf16
-# (doc/measurements.md; PYTORCH_LAYOUT=nchw for the other). The script writes the settings in
+# faster layout at 224 px when issue 10 was filed (at 112 px on a loaded
+# machine the two were not told apart, doc/measurements.md;
+# PYTORCH_LAYOUT=nchw for the other). The script writes the settings in
 # effect into the log: "# env node=0 setting.allocator=jemalloc" and so on.
 # More than one process (mpirun's OMPI_COMM_WORLD_* or torchrun's env://)
 # trains with DDP over gloo.
