@@ -81,6 +81,7 @@ include $(wildcard bench/cuda/cuda.mk)
 include $(wildcard tests/perf/perf.mk)
 include $(sort $(wildcard pipelines/*.mk))
 include tests/tests.mk
+include tests/fuzz/fuzz.mk
 
 # ---- dependencies ------------------------------------------------------
 #
@@ -92,7 +93,7 @@ include tests/tests.mk
 
 DEPS_MAIN := build-essential openmpi-bin libopenmpi-dev libdnnl-dev util-linux gnuplot-nox
 DEPS_TEST := $(DEPS_MAIN) bats python3-torch python3-torchvision libjemalloc2 iproute2 \
-	clang-format chromium libxml2-utils
+	clang-format chromium libxml2-utils clang libclang-rt-14-dev
 
 # $(call install_missing,PACKAGES)
 define install_missing

@@ -57,4 +57,5 @@ const struct fuzz_target fuzz_target = {
 	"plot",  filter_main,
 	configs, sizeof configs / sizeof *configs,
 	check,   "tests/fixtures/plot/*.tsv tests/fixtures/median/*.expected",
+	0,
 };
