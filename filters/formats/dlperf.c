@@ -7,6 +7,7 @@
 #include "formats.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 
 int parse_stamp(const char *s, struct stamp *t, int want_d)
@@ -56,16 +57,24 @@ size_t dlperf_kept(struct dlperf_run *r, long drop)
 	return k;
 }
 
+void dlperf_die(const struct dlperf_run *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdie_at(r->file, r->line, fmt, ap);
+}
+
 void dlperf_need(struct dlperf_run *r, size_t have, long need, const char *what)
 {
 	if ((long)have < need)
-		die("%s: %zu %s, need %ld", r->name, have, what, need);
+		dlperf_die(r, "%s: %zu %s, need %ld", r->name, have, what, need);
 }
 
 double dlperf_rate(struct dlperf_run *r, const struct line *l)
 {
 	if (isnan(l->rate))
-		die("%s: no samples_per_s at iteration %ld", r->name, l->iter);
+		dlperf_die(r, "%s: no samples_per_s at iteration %ld", r->name, l->iter);
 	return l->rate;
 }
 

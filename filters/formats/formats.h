@@ -97,7 +97,12 @@ struct dlperf_run {
 	long s, n; /* the window: skip (DLPerf's warm-up), count */
 	struct line *lines;
 	size_t nl;
+	const char *file; /* where the run's latest record was read, for */
+	long line;        /* its errors */
 };
+
+/* An error of the run, located at its latest record. */
+LIB_NORETURN void dlperf_die(const struct dlperf_run *r, const char *fmt, ...) LIB_PRINTF(2, 3);
 
 /* ---- a format ----------------------------------------------------------- */
 

@@ -118,16 +118,16 @@ static double dlperf_speed(struct dlperf_run *r)
 		if (r->lines[i].iter > last)
 			last = r->lines[i].iter;
 	if (last < e)
-		die("%s: %ld iterations, need %ld", r->name, last, e);
+		dlperf_die(r, "%s: %ld iterations, need %ld", r->name, last, e);
 	for (size_t i = 0; i < r->nl && r->lines[i].iter <= e; i++) {
 		if (r->lines[i].iter <= w)
 			continue;
 		if (isnan(r->lines[i].step))
-			die("%s: no step_s at iteration %ld", r->name, r->lines[i].iter);
+			dlperf_die(r, "%s: no step_s at iteration %ld", r->name, r->lines[i].iter);
 		sum += r->lines[i].step;
 	}
 	if (sum <= 1e-5)
-		die("%s: cost time is 0", r->name);
+		dlperf_die(r, "%s: cost time is 0", r->name);
 	return r2p(r->tb / (sum / ((double)r->n * ranks)), 2);
 }
 

@@ -44,11 +44,11 @@ double mxnet_dlperf_rows(struct dlperf_run *r, long w)
 
 	long need;
 	if (__builtin_mul_overflow(e, w, &need))
-		die("%s: %zu lines, need exactly %ld rows of %ld", r->name, r->nl, e, w);
+		dlperf_die(r, "%s: %zu lines, need exactly %ld rows of %ld", r->name, r->nl, e, w);
 	if ((long)r->nl != need)
-		die("%s: %zu lines, need exactly %ld", r->name, r->nl, need);
+		dlperf_die(r, "%s: %zu lines, need exactly %ld", r->name, r->nl, need);
 	if (e <= from)
-		die("%s: DLPerf's %s window ends before it starts", r->name, r->format);
+		dlperf_die(r, "%s: DLPerf's %s window ends before it starts", r->name, r->format);
 	double *v = xmalloc((size_t)(e - from) * sizeof *v);
 	double *row = xmalloc((size_t)w * sizeof *row);
 	for (long i = from; i < e; i++) {

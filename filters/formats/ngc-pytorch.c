@@ -42,11 +42,11 @@ static double dlperf_speed(struct dlperf_run *r)
 	const struct line *k = r->lines;
 
 	if (w < 1)
-		die("%s: DLPerf's ngc-pytorch method needs skip >= 1", r->name);
+		dlperf_die(r, "%s: DLPerf's ngc-pytorch method needs skip >= 1", r->name);
 	dlperf_need(r, nk, e, "kept lines");
 	if (!k[w - 1].ts.present || !k[e - 1].ts.present)
-		die("%s: no timestamp at iteration %ld", r->name,
-		    k[w - 1].ts.present ? k[e - 1].iter : k[w - 1].iter);
+		dlperf_die(r, "%s: no timestamp at iteration %ld", r->name,
+			   k[w - 1].ts.present ? k[e - 1].iter : k[w - 1].iter);
 	return r2p(r->tb / (stamp_diff(&k[w - 1].ts, &k[e - 1].ts) / (double)r->n), 2);
 }
 

@@ -38,7 +38,7 @@ static double dlperf_speed(struct dlperf_run *r)
 	long w = r->s, from = (w > 20 ? w : 20) - 20, to = r->s + r->n - 20;
 
 	if (to <= from)
-		die("%s: DLPerf's ngc-tensorflow window ends before it starts", r->name);
+		dlperf_die(r, "%s: DLPerf's ngc-tensorflow window ends before it starts", r->name);
 	dlperf_need(r, r->nl, to, "lines");
 	return r2n(dlperf_rate_mean(r, from, to, 1));
 }

@@ -33,7 +33,7 @@ static double dlperf_speed(struct dlperf_run *r)
 	size_t nk = dlperf_kept(r, 5);
 
 	if (r->s < 1)
-		die("%s: DLPerf's oneflow-insightface method needs skip >= 1", r->name);
+		dlperf_die(r, "%s: DLPerf's oneflow-insightface method needs skip >= 1", r->name);
 	dlperf_need(r, nk, r->s + r->n, "kept lines");
 	return r2n(dlperf_rate_mean(r, r->s - 1, r->s + r->n, 0));
 }

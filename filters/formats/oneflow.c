@@ -84,13 +84,13 @@ double oneflow_dlperf_speed(struct dlperf_run *r)
 			b = &r->lines[i];
 	}
 	if (!a || !b)
-		die("%s: no record ends at iteration %ld", r->name, a ? e : w);
+		dlperf_die(r, "%s: no record ends at iteration %ld", r->name, a ? e : w);
 	if (!a->ts.present || !b->ts.present)
-		die("%s: no timestamp for the end of iteration %ld", r->name,
-		    a->ts.present ? e : w);
+		dlperf_die(r, "%s: no timestamp for the end of iteration %ld", r->name,
+			   a->ts.present ? e : w);
 	double t = b->ts.d - a->ts.d;
 	if (!(t > 0))
-		die("%s: iterations %ld-%ld took %g s", r->name, w + 1, e, t);
+		dlperf_die(r, "%s: iterations %ld-%ld took %g s", r->name, w + 1, e, t);
 	return r->tb * (double)r->n / t;
 }
 

@@ -42,7 +42,7 @@ static double dlperf_speed(struct dlperf_run *r)
 	dlperf_need(r, r->nl, r->s + r->n, "lines");
 	for (long i = r->s; i < r->s + r->n; i++) {
 		if (isnan(r->lines[i].step))
-			die("%s: no step_s at iteration %ld", r->name, r->lines[i].iter);
+			dlperf_die(r, "%s: no step_s at iteration %ld", r->name, r->lines[i].iter);
 		v[i - r->s] = r2p(r->tb / r->lines[i].step, 4);
 	}
 	m = np_mean(v, (size_t)r->n);

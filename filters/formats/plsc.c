@@ -32,7 +32,7 @@ static double dlperf_speed(struct dlperf_run *r)
 	long from = r->s / 10 * r->key.nodes, to = (r->s + r->n) / 10 * r->key.nodes;
 
 	if (to <= from)
-		die("%s: DLPerf's plsc window ends before it starts", r->name);
+		dlperf_die(r, "%s: DLPerf's plsc window ends before it starts", r->name);
 	dlperf_need(r, r->nl, to, "lines");
 	return r2n(dlperf_rate_mean(r, from, to, 0));
 }

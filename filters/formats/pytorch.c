@@ -42,7 +42,7 @@ static double dlperf_speed(struct dlperf_run *r)
 	dlperf_need(r, nk, r->s + r->n, "kept lines");
 	for (long i = r->s; i < r->s + r->n; i++) {
 		if (isnan(r->lines[i].step))
-			die("%s: no step_s at iteration %ld", r->name, r->lines[i].iter);
+			dlperf_die(r, "%s: no step_s at iteration %ld", r->name, r->lines[i].iter);
 		sum += r->lines[i].step;
 	}
 	return r2p(r->tb / (sum / (double)r->n), 2);

@@ -41,10 +41,10 @@ static double dlperf_speed(struct dlperf_run *r)
 	long w = r->s, e = r->s + r->n;
 
 	if (w % 100 || e % 100)
-		die("%s: DLPerf's tensorflow method needs multiples of 100", r->name);
+		dlperf_die(r, "%s: DLPerf's tensorflow method needs multiples of 100", r->name);
 	long from = w / 100 > 1 ? w / 100 : 1, to = e / 100;
 	if (to <= from)
-		die("%s: DLPerf's tensorflow window ends before it starts", r->name);
+		dlperf_die(r, "%s: DLPerf's tensorflow window ends before it starts", r->name);
 	dlperf_need(r, r->nl, to, "lines");
 	return r2n(dlperf_rate_mean(r, from, to, 0));
 }

@@ -39,6 +39,7 @@
 
 #include <math.h>
 #include <search.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -52,7 +53,9 @@ enum { F_FRAMEWORK, F_FORMAT, F_KEY, F_RUN, F_ITER, F_TS, F_STEP, F_RATE, F_LOSS
 struct run {
 	char *id; /* "framework\0format\0key\0run" as split from the records */
 	size_t idlen, idcap;
-	char name[256]; /* framework/key/run, for messages */
+	char name[256];   /* framework/key/run, for messages */
+	const char *file; /* where its latest record was read, for */
+	long line;        /* its errors */
 	char framework[128], keytext[KEY_MAX];
 	long number;
 	const struct format *fmt;
@@ -97,6 +100,15 @@ static void reset(void)
 /* ---- ours ------------------------------------------------------------- */
 
 /* One record of the current run, iteration order checked by the caller. */
+/* An error of the run, located at its latest record. */
+static LIB_NORETURN LIB_PRINTF(2, 3) void run_die(const struct run *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdie_at(r->file, r->line, fmt, ap);
+}
+
 static void ours_add(struct run *r, const char *ts_text, long iter, double step, double rate)
 {
 	long lo = r->fmt->interval ? r->last : iter - 1, hi = iter;
@@ -107,16 +119,16 @@ static void ours_add(struct run *r, const char *ts_text, long iter, double step,
 		/* iterations last+1 … lo are missing: a gap if the window needs them */
 		long a = r->last + 1 > s + 1 ? r->last + 1 : s + 1, b = lo < e ? lo : e;
 		if (a == b)
-			die("%s: iteration %ld missing", r->name, a);
+			run_die(r, "%s: iteration %ld missing", r->name, a);
 		if (a < b)
-			die("%s: iterations %ld-%ld missing", r->name, a, b);
+			run_die(r, "%s: iterations %ld-%ld missing", r->name, a, b);
 	}
 	if (hi == s && ts)
 		parse_stamp(ts_text, &r->t0, 1);
 	if (lo < s && hi > s)
-		die("%s: no record ends at iteration %ld", r->name, s);
+		run_die(r, "%s: no record ends at iteration %ld", r->name, s);
 	if (lo < e && hi > e)
-		die("%s: no record ends at iteration %ld", r->name, e);
+		run_die(r, "%s: no record ends at iteration %ld", r->name, e);
 	if (lo < s || hi > e)
 		return;
 
@@ -158,26 +170,27 @@ static double ours_speed(struct run *r)
 	double t;
 
 	if (r->last < e)
-		die("%s: %ld iterations, need %ld", r->name, r->last, e);
+		run_die(r, "%s: %ld iterations, need %ld", r->name, r->last, e);
 	if (r->method == METHOD_RATE) {
 		if (!r->all_rate)
-			die("%s: no samples_per_s for iteration %ld", r->name, r->no_rate);
+			run_die(r, "%s: no samples_per_s for iteration %ld", r->name, r->no_rate);
 		return r->rate_sum / (double)r->inwin;
 	}
 	if (r->all_ts) {
 		if (!r->t0.present)
-			die("%s: no timestamp for the end of iteration %ld", r->name, s);
+			run_die(r, "%s: no timestamp for the end of iteration %ld", r->name, s);
 		t = stamp_diff(&r->t0, &r->t1);
 	} else if (r->all_step) {
 		t = r->step_sum;
 	} else if (r->all_rate) {
 		t = r->derived_sum;
 	} else {
-		die("%s: iteration %ld has no timestamp, %ld no step_s, %ld no samples_per_s",
-		    r->name, r->no_ts, r->no_step, r->no_rate);
+		run_die(r,
+			"%s: iteration %ld has no timestamp, %ld no step_s, %ld no samples_per_s",
+			r->name, r->no_ts, r->no_step, r->no_rate);
 	}
 	if (!(t > 0))
-		die("%s: iterations %ld-%ld took %g s", r->name, s + 1, e, t);
+		run_die(r, "%s: iterations %ld-%ld took %g s", r->name, s + 1, e, t);
 	return r->tb * (double)r->n / t;
 }
 
@@ -214,6 +227,8 @@ static void run_add(struct run *r, struct input *in)
 {
 	long iter;
 
+	r->file = in->name;
+	r->line = in->lineno;
 	if (parse_long(in->f[F_ITER], 1, 1000000000, &iter) != 0)
 		record_die(in, "iter '%s' is not a positive integer", in->f[F_ITER]);
 	if (strcmp(in->f[F_TS], "-") != 0) {
@@ -249,18 +264,18 @@ static void run_end(struct run *r)
 	double v;
 
 	if (r->dlperf) {
-		struct dlperf_run d = {r->name, r->fmt->name, r->key,   r->tb,
-				       r->s,    r->n,         r->lines, r->nl};
+		struct dlperf_run d = {r->name, r->fmt->name, r->key, r->tb,   r->s,
+				       r->n,    r->lines,     r->nl,  r->file, r->line};
 		v = r->fmt->dlperf_speed(&d);
 	} else {
 		v = ours_speed(r);
 	}
 	if (!isfinite(v))
-		die("%s: samples/s %g is not finite", r->name, v);
+		run_die(r, "%s: samples/s %g is not finite", r->name, v);
 	if (!(v > 0))
-		die("%s: samples/s %g is not positive", r->name, v);
+		run_die(r, "%s: samples/s %g is not positive", r->name, v);
 	if (!(r2p(v, 2) > 0))
-		die("%s: samples/s %g rounds to 0.00", r->name, v);
+		run_die(r, "%s: samples/s %g rounds to 0.00", r->name, v);
 	printf("%s\t%s\t%ld\t%.2f", r->framework, r->keytext, r->number, v);
 	if (!dlperf)
 		steady_columns(r->name, r->steps, r->nsteps, r->tb,
