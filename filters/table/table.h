@@ -6,6 +6,7 @@
 #ifndef TABLE_H
 #define TABLE_H
 
+#include "env.h"
 #include "lib.h"
 
 /* Our columns of one speedup record of MEDREC_STATS_NF median fields
@@ -34,26 +35,5 @@ void rowstats_json(const struct medrec *r, const struct rowstats *s);
 /* The runs that bring the half-width to 1 %: ceil(4 x 1.96^2 x CV^2 / W^2),
  * W = 0.02, CV a fraction (pyperf's formula). */
 long runs_for_1pct(double cv_pct);
-
-/* ---- launch's environment and memory lines (env.c) -------------------- */
-
-void env_reset(void);
-/* Take in's meta line when it is an "# env" or "# mem" line (1), else 0. */
-int env_read(struct input *in);
-/* MiB per device of a configuration, or -1; whether any was read. */
-long env_memory(const char *fw, const char *key);
-int env_has_memory(void);
-/* -s scaling: " <MiB> |" (or " - |") when a memory column is shown. */
-void env_memory_cell(const char *fw, const char *key);
-/* The end of the header (rule 0) or rule line (1) after the columns before
- * memory: " memory |" when shown, then " published |" when with_published. */
-const char *env_tail(int with_published, int rule);
-/* Markdown: the machine, the versions, the configurations whose runs'
- * environments differ (nothing when there are no env lines). */
-void env_footer(void);
-/* JSON: a case's ", \"memory_mib\": n" and ", \"environment_differs\": [...]";
- * after the "r50" object, ", \"environment\": [...]". */
-void env_json_case(const char *fw, const char *key);
-void env_json(void);
 
 #endif
