@@ -87,7 +87,8 @@ include tests/tests.mk
 # test-deps` install the missing ones when run as root, else print the
 # exact apt-get line and fail.
 
-DEPS_MAIN := build-essential openmpi-bin libopenmpi-dev libdnnl-dev util-linux
+DEPS_MAIN := build-essential openmpi-bin libopenmpi-dev libdnnl-dev util-linux \
+	libjpeg62-turbo-dev libturbojpeg0-dev
 DEPS_TEST := $(DEPS_MAIN) bats python3-torch python3-torchvision libjemalloc2 iproute2 \
 	clang-format
 
