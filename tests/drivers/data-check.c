@@ -4,6 +4,7 @@
  *
  *   data-check crop              stdin: "W H d1 d2 ..." a line, the draws torch made;
  *                                stdout: "top left height width" a line
+ *   data-check boxes W H N SEED  N boxes of bench's own draws, "top left height width"
  *   data-check sample FILE PX SCALE_MIN SEED K
  *                                "top left height width flip scale", then the
  *                                [3][PX][PX] floats, one a line
@@ -77,6 +78,20 @@ static long num(const char *s, long lo, long hi)
 	return flag_int("argument", s, lo, hi);
 }
 
+static void boxes(char **a)
+{
+	int W = (int)num(a[0], 1, 1 << 20), H = (int)num(a[1], 1, 1 << 20);
+	long n = num(a[2], 1, 100000000);
+	uint64_t seed = (uint64_t)num(a[3], 0, 1L << 40);
+	for (long k = 0; k < n; k++) {
+		srng r;
+		srng_seed(&r, seed, 0, (uint64_t)k);
+		int box[4];
+		rrc_box(W, H, &(draws){srng_uniform, srng_randint, &r}, box);
+		printf("%d %d %d %d\n", box[0], box[1], box[2], box[3]);
+	}
+}
+
 static void sample(char **a)
 {
 	decoder d = {0};
@@ -148,13 +163,16 @@ static void batch(int argc, char **a)
 int main(int argc, char **argv)
 {
 	progname = "data-check";
-	usage_text = "data-check crop | sample FILE PX SCALE_MIN SEED K | shards N WORLD SEED "
-		     "EPOCHS | scan DIR | batch DIR B PX THREADS SEED [WORLD RANK]";
+	usage_text =
+		"data-check crop | boxes W H N SEED | sample FILE PX SCALE_MIN SEED K | shards N WORLD SEED "
+		"EPOCHS | scan DIR | batch DIR B PX THREADS SEED [WORLD RANK]";
 	if (argc < 2)
 		usage();
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "crop") && argc == 2)
 		crop();
+	else if (!strcmp(cmd, "boxes") && argc == 6)
+		boxes(argv + 2);
 	else if (!strcmp(cmd, "sample") && argc == 7)
 		sample(argv + 2);
 	else if (!strcmp(cmd, "shards") && argc == 6)
