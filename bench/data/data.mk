@@ -4,7 +4,9 @@
 #   bin/imagenet-synthetic          the ImageFolder tree generator (libturbojpeg)
 #   bin/test-data-check             the pipeline piece by piece (tests/data.bats)
 #   make data/imagenet-synthetic N=1000 CLASSES=10 [SEED=1]
-#                                   the tree, made again when N, CLASSES or SEED change
+#                                   train/ (N images) and val/ (N/50, at least a class's
+#                                   worth), as pytorch/examples wants IMAGENET=; made
+#                                   again when N, CLASSES or SEED change
 
 SYNTH_OBJ := $(call objs,bench/data/synth.c bench/data/crop.c)
 DATA_CHECK_OBJ := $(call objs,tests/drivers/data-check.c) $(filter-out %/run.o,$(DATA_OBJ))
@@ -28,6 +30,9 @@ $(eval $(call track_flags,synthetic,$(N) $(CLASSES) $(SEED)))
 # tree goes only once the new one is whole.
 data/imagenet-synthetic: $(BIN)/imagenet-synthetic $(OBJ)/.flags-synthetic
 	rm -rf $@.tmp
-	$(BIN)/imagenet-synthetic -n $(N) -c $(CLASSES) -s $(SEED) $@.tmp
+	mkdir -p $@.tmp
+	$(BIN)/imagenet-synthetic -n $(N) -c $(CLASSES) -s $(SEED) $@.tmp/train
+	$(BIN)/imagenet-synthetic -n $$(( $(N) / 50 > $(CLASSES) ? $(N) / 50 : $(CLASSES) )) \
+		-c $(CLASSES) -s $$(( $(SEED) + 1000003 )) $@.tmp/val
 	rm -rf $@
 	mv $@.tmp $@

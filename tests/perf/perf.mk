@@ -7,6 +7,8 @@
 #   make perf-cpu BENCH_CPU_ARGS='...' see tests/perf/cpu.sh for the knobs
 #   make perf-filters                  grep-iters | window on a 1 GB log, make -n over 1,002
 #                                      configurations (SIZE_MB, REPEAT: tests/perf/filters.sh)
+#   make perf-data                     bench's input pipeline against PyTorch's, on
+#                                      data/imagenet-synthetic/train (DATA=, knobs: tests/perf/data.sh)
 
 REPEAT ?= 1
 BENCH_CPU_ITERS ?= 30
@@ -31,4 +33,7 @@ perf-cpu: $(BIN)/bench $(BIN)/perf-roof tests/perf/cpu.sh pipelines/pytorch_synt
 perf-filters: $(BIN)/grep-iters $(BIN)/window tests/perf/filters.sh
 	BIN=$(abspath $(BIN)) bash tests/perf/filters.sh
 
-.PHONY: perf-roof perf-cpu perf-filters
+perf-data: $(BIN)/bench tests/perf/data.sh tests/perf/torch_data.py
+	BENCH=$(abspath $(BIN)/bench) bash tests/perf/data.sh
+
+.PHONY: perf-roof perf-cpu perf-filters perf-data
