@@ -147,7 +147,7 @@ static int make_image(job *j, tjhandle tj, long i, unsigned char **jpeg, unsigne
 	fbm(A, w, h, &r, scale * 0.5f, 0.5f, 4);
 	/* the class's colours and texture */
 	float hue = (float)fmod((double)cls * 0.61803398875, 1.0);
-	float hue2 = hue + 0.5f + 0.1f * (float)srng_uniform(&r, -1, 1);
+	float hue2 = hue + 0.15f + 0.1f * (float)srng_uniform(&r, -1, 1);
 	/* soft-edged objects */
 	int nobj = 1 + (int)srng_randint(&r, NOBJ);
 	float ox[NOBJ], oy[NOBJ], orx[NOBJ], ory[NOBJ];
@@ -172,7 +172,12 @@ static int make_image(job *j, tjhandle tj, long i, unsigned char **jpeg, unsigne
 			float light =
 				0.55f + 0.25f * (float)(y) / (float)h * (a > 0 ? 1.0f : -1.0f);
 			float c1[3], c2[3];
-			hsv(hue + 0.06f * a, 0.45f + 0.25f * a, light + 0.35f * l, c1);
+			float sat = 0.55f + 0.2f * a;
+			hsv(hue + 0.04f * a,
+			    sat < 0.25f  ? 0.25f
+			    : sat > 0.9f ? 0.9f
+					 : sat,
+			    light + 0.35f * l, c1);
 			hsv(hue2 + 0.08f * l, 0.5f, 0.5f + 0.4f * l, c2);
 			for (int c = 0; c < 3; c++) {
 				float v = 255.0f * (c1[c] * (1 - obj) + c2[c] * obj) +
