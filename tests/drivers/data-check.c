@@ -13,6 +13,8 @@
  *   data-check scan DIR          "label path" for every image, in order
  *   data-check batch DIR B PX THREADS SEED [WORLD RANK]
  *                                the first batch: labels, then a checksum of its bytes
+ *   data-check means DIR B PX THREADS SEED [WORLD RANK]
+ *                                the same, then "label mean_r mean_g mean_b" a sample
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,7 +135,7 @@ static void scan(const char *dir)
 	folder_free(&f);
 }
 
-static void batch(int argc, char **a)
+static void batch(int argc, char **a, int mean)
 {
 	loader_config c = {.dir = a[0],
 			   .batch = (int)num(a[1], 1, 4096),
@@ -155,6 +157,18 @@ static void batch(int argc, char **a)
 		h = (h ^ p[i]) * 1099511628211ULL;
 	for (int i = 0; i < c.batch; i++)
 		printf("%d%c", labels[i], i + 1 < c.batch ? ' ' : '\n');
+	for (int i = 0; mean && i < c.batch; i++) {
+		const float *x = img + (size_t)i * 3 * c.image * c.image;
+		size_t hw = (size_t)c.image * c.image;
+		printf("%d", labels[i]);
+		for (int ch = 0; ch < 3; ch++) {
+			double m = 0;
+			for (size_t k = 0; k < hw; k++)
+				m += x[ch * hw + k];
+			printf(" %.3f", m / (double)hw);
+		}
+		printf("\n");
+	}
 	printf("%016llx\n", (unsigned long long)h);
 	loader_release(l);
 	loader_close(l);
@@ -165,7 +179,7 @@ int main(int argc, char **argv)
 	progname = "data-check";
 	usage_text =
 		"data-check crop | boxes W H N SEED | sample FILE PX SCALE_MIN SEED K | shards N WORLD SEED "
-		"EPOCHS | scan DIR | batch DIR B PX THREADS SEED [WORLD RANK]";
+		"EPOCHS | scan DIR | batch|means DIR B PX THREADS SEED [WORLD RANK]";
 	if (argc < 2)
 		usage();
 	const char *cmd = argv[1];
@@ -180,7 +194,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(cmd, "scan") && argc == 3)
 		scan(argv[2]);
 	else if (!strcmp(cmd, "batch") && (argc == 7 || argc == 9))
-		batch(argc - 2, argv + 2);
+		batch(argc - 2, argv + 2, 0);
+	else if (!strcmp(cmd, "means") && (argc == 7 || argc == 9))
+		batch(argc - 2, argv + 2, 1);
 	else
 		usage();
 	finish_output();
