@@ -141,6 +141,14 @@ im.convert('L').save('gray.jpg', quality=90); im.convert('CMYK').save('cmyk.jpg'
 	[ "$output" != "$a" ]
 }
 
+@test "each sample comes with its own label: the generator's two classes, reddish and bluish" {
+	# class 0 is red (hue 0), class 1 blue (hue 0.62): red above blue in class 0 only
+	run -0 test-data-check means "$TREE" 8 32 2 4
+	[ "${#lines[@]}" -eq 10 ]
+	printf '%s\n' "${lines[@]:1:8}" | awk '{ if (($1 == 0) != ($2 > $4)) bad = 1; n[$1]++ }
+		END { exit bad || !n[0] || !n[1] }'
+}
+
 @test "the tree is numbered as torchvision's ImageFolder numbers it" {
 	need_torch
 	local t="$BATS_TEST_TMPDIR/t"
