@@ -230,7 +230,7 @@ open('scan', 'wb').write(d)"
 	[ "${lines[0]}" = "# bench data-only ranks=1 batch_per_device=4 image=64 data=$TREE images=12 classes=2 loader_threads=2 prefetch=2" ]
 	[[ "${lines[1]}" =~ ^iter=1\ data_s=[0-9.]+\ images_per_s=[0-9.]+\ ts=[0-9.]+$ ]]
 	[[ "${lines[4]}" =~ ^iter=4\  ]]
-	[[ "${lines[5]}" =~ ^#\ summary\ warmup=1\ timed_iters=3\ images_per_s=[0-9.]+\ mb_per_s=[0-9.]+$ ]]
+	[[ "${lines[5]}" =~ ^#\ summary\ warmup=1\ timed_iters=3\ images_per_s=[0-9.]+\ mb_per_s=[0-9.]+\ cpu_ms_per_image=[0-9.]+$ ]]
 	[ "${#lines[@]}" -eq 6 ]
 }
 

@@ -5,7 +5,8 @@
 # the same cores, REPEAT times interleaved:
 #   - the loaders alone: bench --data-only with T threads against
 #     torchvision's ImageFolder + DataLoader of T workers (RandomResizedCrop,
-#     RandomHorizontalFlip, ToTensor, Normalize), images/s and per core;
+#     RandomHorizontalFlip, ToTensor, Normalize), images/s and per core, and
+#     CPU time an image (what one core can do, however busy the machine);
 #   - training end to end at each of SIZES px: bench and torchvision's
 #     resnet50 (tests/perf/torch_data.py; NCHW and channels_last, the faster
 #     kept), each on the tree and on synthetic data.
@@ -53,8 +54,9 @@ rate() {
 		for (k = 2; k <= NF; k++) if ($k ~ /^step_s=/) { split($k, s, "="); t += s[2]; n++ } }
 		END { if (n == 0) exit 1; printf "%.2f\n", b * n / t }' "$1"
 }
-# summary LOG: images/s of a loader's summary line
+# summary LOG: images/s of a loader's summary line; cpu LOG: its CPU ms an image
 summary() { sed -n 's/^# summary .*images_per_s=\([0-9.]*\).*/\1/p' "$1"; }
+cpu() { sed -n 's/^# summary .*cpu_ms_per_image=\([0-9.]*\).*/\1/p' "$1"; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 
 for r in $(seq 1 "$REPEAT"); do
@@ -93,13 +95,16 @@ torch_best() {
 
 lb=$(for f in "$LOGS"/loader-bench-*.log; do summary "$f"; done | median)
 lt=$(for f in "$LOGS"/loader-torch-*.log; do summary "$f"; done | median)
+cb=$(for f in "$LOGS"/loader-bench-*.log; do cpu "$f"; done | median)
+ct=$(for f in "$LOGS"/loader-torch-*.log; do cpu "$f"; done | median)
 echo "## bench's loader against PyTorch's: $(nproc) cores, T=$T, batch $BATCH, 224 px, medians of $REPEAT"
 echo
 echo "| | bench | PyTorch | bench / PyTorch |"
 echo "| --- | ---: | ---: | ---: |"
-awk -v b="$lb" -v t="$lt" -v n="$T" 'BEGIN {
+awk -v b="$lb" -v t="$lt" -v n="$T" -v cb="$cb" -v ct="$ct" 'BEGIN {
 	printf "| loader alone, images/s | %.1f | %.1f | %.2f |\n", b, t, b / t
-	printf "| per core (÷ %d) | %.1f | %.1f | |\n", n, b / n, t / n }'
+	printf "| per core (÷ %d) | %.1f | %.1f | |\n", n, b / n, t / n
+	printf "| loader alone, CPU ms an image (all threads and workers) | %.2f | %.2f | %.2f (images/s a core: %.0f vs %.0f) |\n", cb, ct, ct / cb, 1000 / cb, 1000 / ct }'
 for px in $SIZES; do
 	bs=$(med "$LOGS"/train-bench-syn-$px-*.log)
 	br=$(med "$LOGS"/train-bench-real-$px-*.log)

@@ -4,7 +4,9 @@
       torchvision's ImageFolder with RandomResizedCrop, RandomHorizontalFlip,
       ToTensor and Normalize in a DataLoader of T workers (shuffled, persistent
       workers, each with one torch thread), the batches taken and dropped:
-      "# summary ... images_per_s=R" over the batches after the warm-up.
+      "# summary ... images_per_s=R" over the batches after the warm-up, and
+      cpu_ms_per_image: the CPU time of the process and its workers over every
+      batch, per image.
   torch_data.py train [DIR] --workers T --threads C --batch B --image PX --iters N
       [--channels-last]: torchvision's resnet50 trained (SGD) on the tree through
       that DataLoader, or on one fixed random batch without DIR; bench's log
@@ -14,6 +16,7 @@ Run it with /usr/bin/python3, jemalloc preloaded and MALLOC_CONF set
 (tests/perf/data.sh does): PyTorch at its best on this CPU.
 """
 import argparse
+import resource
 import sys
 import time
 
@@ -46,8 +49,15 @@ def batches(dl):
             yield b
 
 
+def cpu_s(who):
+    u = resource.getrusage(who)
+    return u.ru_utime + u.ru_stime
+
+
 def run_loader(args):
-    it = batches(loader(args))
+    cpu0 = cpu_s(resource.RUSAGE_SELF) + cpu_s(resource.RUSAGE_CHILDREN)
+    dl = loader(args)
+    it = batches(dl)
     t0 = time.time()
     start = t0
     for i in range(1, args.iters + 1):
@@ -58,8 +68,13 @@ def run_loader(args):
         if i == args.warmup:
             start = t1
     n = args.iters - args.warmup
-    print(f"# summary warmup={args.warmup} timed_iters={n} "
-          f"images_per_s={args.batch * n / (time.time() - start):.2f}", flush=True)
+    rate = args.batch * n / (time.time() - start)
+    # the workers' CPU time is the children's once they have ended
+    del it
+    dl._iterator._shutdown_workers()
+    cpu = cpu_s(resource.RUSAGE_SELF) + cpu_s(resource.RUSAGE_CHILDREN) - cpu0
+    print(f"# summary warmup={args.warmup} timed_iters={n} images_per_s={rate:.2f} "
+          f"cpu_ms_per_image={1e3 * cpu / (args.batch * args.iters):.3f}", flush=True)
 
 
 def run_train(args):
