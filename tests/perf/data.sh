@@ -17,7 +17,8 @@
 #
 # Knobs (environment): DATA, T (cores), BATCH (16), LOADER_ITERS (40),
 # TRAIN_ITERS (8), WARMUP (3 for training, 5 for loaders), SIZES ("112 224"),
-# REPEAT (3), LAYOUTS ("nchw cl"), BENCH (bin/bench), PYTHON, JEMALLOC, LOGS.
+# REPEAT (3), LAYOUTS ("nchw cl"), BENCH (bin/bench), PYTHON, JEMALLOC, LOGS,
+# REPORT_ONLY (non-empty: run nothing, print the table from the logs in LOGS).
 set -eu -o pipefail
 export LC_ALL=C
 
@@ -60,6 +61,7 @@ cpu() { sed -n 's/^# summary .*cpu_ms_per_image=\([0-9.]*\).*/\1/p' "$1"; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 
 for r in $(seq 1 "$REPEAT"); do
+	[ -z "${REPORT_ONLY:-}" ] || break
 	echo "$prog: run $r of $REPEAT: loaders" >&2
 	"$BENCH" --data "$DATA" --data-only --loader-threads "$T" --batch "$BATCH" --image 224 \
 		--iters "$LOADER_ITERS" --warmup 5 --seed "$r" >"$LOGS/loader-bench-$r.log"
@@ -104,6 +106,7 @@ echo "| --- | ---: | ---: | ---: |"
 awk -v b="$lb" -v t="$lt" -v n="$T" -v cb="$cb" -v ct="$ct" 'BEGIN {
 	printf "| loader alone, images/s | %.1f | %.1f | %.2f |\n", b, t, b / t
 	printf "| per core (÷ %d) | %.1f | %.1f | |\n", n, b / n, t / n
+	if (cb > 0 && ct > 0)
 	printf "| loader alone, CPU ms an image (all threads and workers) | %.2f | %.2f | %.2f (images/s a core: %.0f vs %.0f) |\n", cb, ct, ct / cb, 1000 / cb, 1000 / ct }'
 for px in $SIZES; do
 	bs=$(med "$LOGS"/train-bench-syn-$px-*.log)
