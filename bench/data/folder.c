@@ -80,8 +80,9 @@ static void list_dir(const char *dir, list *dirs, list *files)
 	if (errno)
 		die("%s:", dir);
 	closedir(d);
-	qsort(dirs->v, dirs->n, sizeof *dirs->v, cmp_str);
-	if (files)
+	if (dirs->n > 1) /* an empty list's array is NULL, which qsort may not take */
+		qsort(dirs->v, dirs->n, sizeof *dirs->v, cmp_str);
+	if (files && files->n > 1)
 		qsort(files->v, files->n, sizeof *files->v, cmp_str);
 }
 
