@@ -91,7 +91,8 @@ include tests/fuzz/fuzz.mk
 # test-deps` install the missing ones when run as root, else print the
 # exact apt-get line and fail.
 
-DEPS_MAIN := build-essential openmpi-bin libopenmpi-dev libdnnl-dev util-linux gnuplot-nox
+DEPS_MAIN := build-essential openmpi-bin libopenmpi-dev libdnnl-dev util-linux gnuplot-nox \
+	libjpeg62-turbo-dev libturbojpeg0-dev
 DEPS_TEST := $(DEPS_MAIN) bats python3-torch python3-torchvision libjemalloc2 iproute2 \
 	clang-format chromium libxml2-utils clang libclang-rt-14-dev
 

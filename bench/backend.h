@@ -91,6 +91,12 @@ void bk_free(void *p);
 void bk_to_device(void *dev, const void *host, size_t bytes);
 void bk_to_host(void *host, const void *dev, size_t bytes);
 void bk_sync(void);
+/* Host memory for input batches (pinned on GPUs: copied without staging),
+ * and a copy from it queued on the stream, in order with the ops: host must
+ * stay unchanged until the next bk_sync (bench --data). */
+void *bk_host_alloc(size_t bytes);
+void bk_host_free(void *p);
+void bk_to_device_async(void *dev, const void *host, size_t bytes);
 
 /* Tensors. */
 enum bk_tensor_kind {

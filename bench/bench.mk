@@ -11,11 +11,15 @@ MPICC := mpicc
 BENCH_MPI_CFLAGS := $(shell $(MPICC) --showme:compile 2>/dev/null)
 BENCH_MPI_LIBS := $(shell $(MPICC) --showme:link 2>/dev/null)
 BENCH_XCFLAGS := -fopenmp $(BENCH_MPI_CFLAGS) -Ibench
-BENCH_LIBS := -ldnnl $(BENCH_MPI_LIBS) -fopenmp -lm
+DATA_LIBS := -ljpeg -pthread
+BENCH_LIBS := -ldnnl $(BENCH_MPI_LIBS) $(DATA_LIBS) -fopenmp -lm
 $(eval $(call track_flags,bench,$(BENCH_XCFLAGS) $(BENCH_LIBS)))
 
+# bench/data/: the input pipeline of bench --data, on libjpeg-turbo's libjpeg
+# API (bench/data/data.mk: the generator and the test driver).
+DATA_OBJ := $(call objs,$(filter-out bench/data/synth.c,$(wildcard bench/data/*.c)))
 BENCH_CORE_OBJ := $(call objs,bench/main.c bench/export.c bench/model.c bench/arena.c \
-	bench/allreduce/allreduce.c)
+	bench/allreduce/allreduce.c) $(DATA_OBJ)
 BENCH_CPU_OBJ := $(call objs,$(wildcard bench/cpu/*.c))
 BENCH_OBJ := $(BENCH_CORE_OBJ) $(BENCH_CPU_OBJ)
 ALLREDUCE_OBJ := $(call objs,bench/allreduce/main.c bench/allreduce/allreduce.c)
@@ -38,3 +42,5 @@ $(BIN)/test-arena-check: $(ARENA_CHECK_OBJ) $(LIBDLBENCH) | $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -fopenmp -lm
 
 all: $(BIN)/bench $(BIN)/bench-allreduce $(BIN)/test-arena-check
+
+include bench/data/data.mk

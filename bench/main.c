@@ -7,7 +7,9 @@
  * log (doc/formats.md) on stdout from rank 0, banners and errors on stderr;
  * --describe prints the layer table; --export DIR writes the files of
  * doc/correctness.md (export.c); --allreduce runs the allreduce benchmark
- * instead of training (allreduce/allreduce.c). --rank-times adds each
+ * instead of training (allreduce/allreduce.c); --data DIR trains on an
+ * ImageFolder tree of JPEGs instead of the synthetic batch (data/data.h),
+ * --data-only times the loader alone. --rank-times adds each
  * rank's compute time per step (the step less its wait for the gradient
  * sums) as "# ranks iter=N compute_s=r0,r1,..."; DLBENCH_SLOW_RANK=R:MS makes
  * rank R sleep MS ms in each step's compute, a slow rank on purpose (tests).
@@ -24,6 +26,7 @@
 #include "allreduce/allreduce.h"
 #include "backend.h"
 #include "comm.h"
+#include "data/data.h"
 #include "export.h"
 #include "lib.h"
 #include "model.h"
@@ -35,6 +38,8 @@ typedef struct config {
 	long long seed;
 	double lr, momentum, weight_decay, label_smoothing, bucket_mb, loss_scale, nccl_timeout;
 	const char *export_dir;
+	const char *data_dir; /* --data: an ImageFolder tree, else synthetic */
+	int loader_threads, prefetch, data_only;
 	struct allreduce_config ar;
 } config;
 
@@ -88,6 +93,10 @@ static const struct flag flags[] = {
 	FLAG("--graph", F_SWITCH, graph, 0, 0, NULL),
 	FLAG("--nccl-high-priority", F_SWITCH, nccl_high, 0, 0, NULL),
 	FLAG("--nccl-timeout", F_NUM, nccl_timeout, 1, 86400, "S"),
+	FLAG("--data", F_STR, data_dir, 0, 0, "DIR"),
+	FLAG("--loader-threads", F_INT, loader_threads, 1, 4096, "T"),
+	FLAG("--prefetch", F_INT, prefetch, 1, 64, "N"),
+	FLAG("--data-only", F_SWITCH, data_only, 0, 0, NULL),
 	FLAG("--allreduce", F_MODE, allreduce, 0, 0, NULL),
 };
 enum { NFLAGS = sizeof flags / sizeof flags[0], USAGE_WIDTH = 80 };
@@ -216,7 +225,7 @@ static void parse(config *c, int argc, char **argv)
 {
 	*c = (config){.batch = 16,
 		      .image = 224,
-		      .classes = 1000,
+		      .classes = 0, /* 1000, or the tree's classes with --data */
 		      .iters = 20,
 		      .warmup = -1,
 		      .seed = 1,
@@ -224,6 +233,7 @@ static void parse(config *c, int argc, char **argv)
 		      .momentum = 0.9,
 		      .weight_decay = 1e-4,
 		      .shard = -1,
+		      .prefetch = 2,
 		      .bucket_mb = 25.0,
 		      .precision = BK_FP32};
 	allreduce_defaults(&c->ar);
@@ -253,6 +263,12 @@ static void parse(config *c, int argc, char **argv)
 		else
 			allreduce_flag(&c->ar, name, argv[++i]);
 	}
+	if (c->data_only && !c->data_dir)
+		die_usage("--data-only: only with --data DIR");
+	if (c->data_dir && c->export_dir)
+		die_usage("--export: only with synthetic data");
+	if ((!c->data_dir || c->describe) && c->classes == 0)
+		c->classes = 1000;
 	if (c->warmup >= c->iters)
 		die_usage("--warmup: '%d' must be less than --iters (%d)", c->warmup, c->iters);
 	/* bench --allreduce takes bench's --iters, and --warmup when given */
@@ -434,6 +450,8 @@ int main(int argc, char **argv)
 		if (c.threads < 1)
 			c.threads = 1;
 	}
+	if (c.loader_threads == 0)
+		c.loader_threads = c.threads;
 	if (c.shard < 0)
 		c.shard = rank;
 	if (c.lr < 0) /* Goyal et al.: 0.1 per 256 samples of global batch */
@@ -461,6 +479,40 @@ int main(int argc, char **argv)
 		comm_finalize();
 		return fflush(stdout) == 0 && !ferror(stdout) ? rc : 1;
 	}
+	loader *ld = NULL;
+	if (c.data_dir) {
+		loader_config lc = {.dir = c.data_dir,
+				    .batch = c.batch,
+				    .image = c.image,
+				    .threads = c.loader_threads,
+				    .prefetch = c.prefetch,
+				    .rank = rank,
+				    .world = size,
+				    .seed = (uint64_t)c.seed,
+				    .host_alloc = bk_host_alloc,
+				    .host_free = bk_host_free};
+		ld = loader_open(&lc);
+		if (c.classes == 0)
+			c.classes = loader_classes(ld) < 2 ? 2 : loader_classes(ld);
+		else if (c.classes < loader_classes(ld))
+			die_usage("--classes: %d, but %s has %d classes", c.classes, c.data_dir,
+				  loader_classes(ld));
+	}
+	char data[4096] = "data=synthetic";
+	if (ld)
+		snprintf(data, sizeof data,
+			 "data=%s images=%ld classes=%d loader_threads=%d prefetch=%d", c.data_dir,
+			 loader_images(ld), loader_classes(ld), c.loader_threads, c.prefetch);
+	if (c.data_only) {
+		if (rank == 0)
+			printf("# bench data-only ranks=%d batch_per_device=%d image=%d %s\n", size,
+			       c.batch, c.image, data);
+		data_only_run(ld, c.batch, c.iters, c.warmup, rank);
+		loader_close(ld);
+		bk_finalize();
+		comm_finalize();
+		return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+	}
 	model_build(&m, c.batch, c.image, c.classes);
 	model_plan(&m);
 
@@ -474,11 +526,13 @@ int main(int argc, char **argv)
 	bk_to_device(m.params, host, m.nparams * sizeof(float));
 	bk_to_device(m.stats, stats, m.nstats * sizeof(float));
 	/* data: samples [shard*B, (shard+1)*B) of the sequence from --seed */
-	for (int i = 0; i < c.batch; i++)
+	for (int i = 0; i < (ld ? 0 : c.batch); i++)
 		data_sample((uint64_t)c.seed, (long)c.shard * c.batch + i, c.image, c.classes,
 			    input + (size_t)i * img, &labels[i]);
-	bk_tensor_write(m.tensors[m.input].t, input);
-	bk_to_device(m.labels, labels, (size_t)c.batch * sizeof(int32_t));
+	if (!ld) {
+		bk_tensor_write(m.tensors[m.input].t, input);
+		bk_to_device(m.labels, labels, (size_t)c.batch * sizeof(int32_t));
+	}
 	int exporting = c.export_dir && rank == 0;
 	if (exporting)
 		export_start(c.export_dir, &m, host, input, labels);
@@ -496,18 +550,18 @@ int main(int argc, char **argv)
 		      "%.0f MB for activations and their gradients, lr %g",
 		      bk_name(), size, c.threads, m.nparams, bu.n, m.acts_bytes / 1048576.0, c.lr);
 		printf("# bench model=resnet50 backend=%s nodes=%d gpus_per_node=%d "
-		       "batch_per_device=%d precision=%s image=%d data=synthetic\n",
+		       "batch_per_device=%d precision=%s image=%d %s\n",
 		       bk_name(), comm_nodes(), comm_local_size(), c.batch,
-		       precision_name(c.precision), c.image);
-		printf("# env node=0 setting.threads=%d\n# env node=0 setting.layout=%s\n"
-		       "# env node=0 setting.omp_num_threads=%s\n",
+		       precision_name(c.precision), c.image, data);
+		printf("# env node=0 setting.threads=%d\n# env node=0 setting.layout=%s\n",
 		       c.threads,
 		       c.layout == BK_LAYOUT_NHWC      ? "nhwc"
 		       : c.layout == BK_LAYOUT_BLOCKED ? "blocked"
-						       : "default",
-		       getenv("OMP_NUM_THREADS") && *getenv("OMP_NUM_THREADS")
-			       ? getenv("OMP_NUM_THREADS")
-			       : "-");
+						       : "default");
+		/* a setting that is not set is absent, not "-" */
+		const char *omp = getenv("OMP_NUM_THREADS");
+		if (omp && *omp && !strpbrk(omp, " \t\n%="))
+			printf("# env node=0 setting.omp_num_threads=%s\n", omp);
 		fflush(stdout);
 	}
 	comm_barrier();
@@ -517,7 +571,14 @@ int main(int argc, char **argv)
 	/* --graph captures the last warm-up step (never step 1, which allocates) */
 	int capture_it = c.warmup >= 2 ? c.warmup : 2;
 	for (int it = 1; it <= c.iters; it++) {
-		double t0 = now(), computed = 0.0;
+		double t0 = now(), computed = 0.0, waited = 0.0;
+		if (ld) { /* the step's batch, copied in order with its ops */
+			const int32_t *lab;
+			const float *x = loader_next(ld, &lab, &waited);
+			bk_to_device_async((char *)m.acts + m.tensors[m.input].off, x,
+					   img * sizeof(float) * (size_t)c.batch);
+			bk_to_device_async(m.labels, lab, (size_t)c.batch * sizeof(int32_t));
+		}
 		bk_step_begin();
 		if (slow_ms > 0)
 			sleep_ms(slow_ms);
@@ -527,12 +588,17 @@ int main(int argc, char **argv)
 		if (capturing && !bk_graph_end())
 			train_step(&m, &bu, sgd, &c, it, global_batch, exporting, 0, t0, cp);
 		bk_sync();
+		if (ld)
+			loader_release(ld);
 		double loss = bk_loss();
 		double gloss = size > 1 ? comm_sum(loss) / size : loss;
 		double t1 = now();
 		struct timeval tv;
 		gettimeofday(&tv, NULL);
 		double step = bk_step_end(t1 - t0);
+		double gwait = ld && size > 1 ? comm_max(waited) : waited;
+		if (ld) /* the wait for data counts: an input-bound step is slow */
+			step = t1 - t0;
 		if (it > c.warmup)
 			timed += step;
 		if (rank_s)
@@ -544,9 +610,12 @@ int main(int argc, char **argv)
 			putchar('\n');
 		}
 		if (rank == 0) {
-			printf("iter=%d loss=%.4f step_s=%.4f samples_per_s=%.2f ts=%lld.%06ld\n",
-			       it, gloss, step, (double)global_batch / step, (long long)tv.tv_sec,
+			printf("iter=%d loss=%.4f step_s=%.4f samples_per_s=%.2f ts=%lld.%06ld", it,
+			       gloss, step, (double)global_batch / step, (long long)tv.tv_sec,
 			       (long)tv.tv_usec);
+			if (ld)
+				printf(" data_s=%.4f", gwait);
+			printf("\n");
 			fflush(stdout);
 		}
 		if (exporting)
@@ -564,6 +633,8 @@ int main(int argc, char **argv)
 			       n, timed > 0 ? (double)global_batch * n / timed : 0.0);
 		printf("# end iters=%d peak_mem_mb=%ld\n", c.iters, peak);
 	}
+	if (ld)
+		loader_close(ld);
 	bk_op_destroy(sgd);
 	model_release(&m);
 	bk_finalize();

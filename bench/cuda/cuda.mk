@@ -141,7 +141,8 @@ $(BIN)/check-gpu-compare: $(CHECK_GPU_OBJ) $(LIBDLBENCH) | $(BIN)
 # are compiled with it).
 CUDA_BACKEND_OBJ := $(CUDA_OBJ) $(CUDA_HOST_OBJ)
 $(BIN)/bench-cuda: $(BENCH_CORE_OBJ) $(CUDA_BACKEND_OBJ) $(LIBDLBENCH) | $(BIN)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CUDA_LDLIBS) $(BENCH_MPI_LIBS) -fopenmp -lstdc++ -lm
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CUDA_LDLIBS) $(BENCH_MPI_LIBS) $(DATA_LIBS) -fopenmp \
+		-lstdc++ -lm
 
 $(BIN)/bench-cuda-allreduce: $(ALLREDUCE_OBJ) $(CUDA_BACKEND_OBJ) $(LIBDLBENCH) | $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CUDA_LDLIBS) $(BENCH_MPI_LIBS) -fopenmp -lstdc++ -lm

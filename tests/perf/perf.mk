@@ -10,6 +10,8 @@
 #                                      a plain loop (tests/perf/plain_torch.py)
 #   make perf-filters                  grep-iters | window on a 1 GB log, make -n over 1,002
 #                                      configurations (SIZE_MB, REPEAT: tests/perf/filters.sh)
+#   make perf-data                     bench's input pipeline against PyTorch's, on
+#                                      data/imagenet-synthetic/train (DATA=, knobs: tests/perf/data.sh)
 
 REPEAT ?= 1
 BENCH_CPU_ITERS ?= 30
@@ -41,4 +43,7 @@ perf-agree: $(BIN)/bench $(BIN)/perf-roof $(BIN)/launch $(BIN)/grep-iters $(BIN)
 perf-filters: $(BIN)/grep-iters $(BIN)/window tests/perf/filters.sh
 	BIN=$(abspath $(BIN)) bash tests/perf/filters.sh
 
-.PHONY: perf-roof perf-cpu perf-agree perf-filters
+perf-data: $(BIN)/bench tests/perf/data.sh tests/perf/torch_data.py
+	BENCH=$(abspath $(BIN)/bench) bash tests/perf/data.sh
+
+.PHONY: perf-roof perf-cpu perf-agree perf-filters perf-data

@@ -1,0 +1,257 @@
+/*
+ * bench/data/decode.c: one training sample from one JPEG file. The file is
+ * read whole; libjpeg-turbo decodes it at the smallest scale (n/8) at which
+ * the crop still spans the output size, and only the crop's columns
+ * (jpeg_crop_scanline) and rows (jpeg_skip_scanlines above, nothing decoded
+ * below), as DALI's region decode does. The region is resampled to
+ * size x size by PIL's antialiased bilinear filter, flipped with probability
+ * 1/2, and normalised with ImageNet's mean and standard deviation into
+ * [3][size][size] fp32.
+ *
+ * Grayscale is decoded to RGB, CMYK and YCCK converted as PIL converts them;
+ * anything else that is not a whole JPEG is an error naming the file: data
+ * that ends early (libjpeg's "Premature end of JPEG file", or no end of image
+ * marker at the end of the file, which a decode that stops at the crop would
+ * not reach).
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <jerror.h>
+
+#include "data.h"
+#include "lib.h"
+
+static const float mean[3] = {0.485f, 0.456f, 0.406f}, stdev[3] = {0.229f, 0.224f, 0.225f};
+
+struct jerr {
+	struct jpeg_error_mgr pub;
+	jmp_buf jb;
+	decoder *d;
+	const char *path;
+};
+
+static void on_error(j_common_ptr c)
+{
+	struct jerr *e = (struct jerr *)c->err;
+	char m[JMSG_LENGTH_MAX];
+	c->err->format_message(c, m);
+	snprintf(e->d->err, sizeof e->d->err, "%s: %s", e->path, m);
+	longjmp(e->jb, 1);
+}
+
+/* Warnings: data that ends early is an error (PIL: "image file is
+ * truncated"); the rest (extraneous bytes before a marker, as a few ImageNet
+ * files have) is decoded as libjpeg decodes it, as PIL does. */
+static void on_message(j_common_ptr c, int level)
+{
+	if (level < 0 && (c->err->msg_code == JWRN_JPEG_EOF || c->err->msg_code == JWRN_HIT_MARKER))
+		on_error(c);
+}
+
+/* Not inlined: its locals would share decode_sample's frame with setjmp. */
+__attribute__((noinline)) static int read_file(decoder *d, const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	if (!fp) {
+		snprintf(d->err, sizeof d->err, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	size_t n = 0;
+	for (;;) {
+		if (n == d->file_cap)
+			d->file = xgrow(d->file, &d->file_cap, n + 65536, 1);
+		size_t got = fread(d->file + n, 1, d->file_cap - n, fp);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	int bad = ferror(fp);
+	int saved = errno;
+	fclose(fp);
+	if (bad) {
+		snprintf(d->err, sizeof d->err, "%s: %s", path, strerror(saved));
+		return -1;
+	}
+	*len = n;
+	return 0;
+}
+
+/* An end of image marker in the last bytes (a few bytes of padding after it
+ * are common). */
+static int has_eoi(const unsigned char *p, size_t n)
+{
+	size_t from = n > 64 ? n - 64 : 0;
+	for (size_t i = n; i-- > from + 1;)
+		if (p[i - 1] == 0xff && p[i] == 0xd9)
+			return 1;
+	return 0;
+}
+
+static void *grow(void *p, size_t *cap, size_t need)
+{
+	return need > *cap ? xgrow(p, cap, need, 1) : p;
+}
+
+/* The region's rh rows of pixels (row_bytes apart, ncomp bytes a pixel,
+ * the first at column rx0, row ry0) to out: horizontal pass into d->tmp
+ * ([row][3][size]), vertical pass, flip, normalise. */
+static void resample(decoder *d, size_t row_bytes, int rx0, int ry0, int rh, int ncomp, int adobe,
+		     int size, int flip, float *out)
+{
+	const axis *ax = &d->ax, *ay = &d->ay;
+	d->tmp = grow(d->tmp, &d->tmp_cap, (size_t)rh * 3 * size * sizeof(float));
+	for (int y = 0; y < rh; y++) {
+		const unsigned char *row = d->pix + (size_t)y * row_bytes;
+		float *t = d->tmp + (size_t)y * 3 * size;
+		for (int x = 0; x < size; x++) {
+			const float *w = ax->w + (size_t)x * ax->taps;
+			const unsigned char *p = row + (size_t)(ax->first[x] - rx0) * ncomp;
+			float r = 0, g = 0, b = 0;
+			if (ncomp == 3) {
+				for (int k = 0; k < ax->len[x]; k++, p += 3) {
+					r += w[k] * p[0];
+					g += w[k] * p[1];
+					b += w[k] * p[2];
+				}
+			} else { /* CMYK as PIL: stored inverted when Adobe wrote it */
+				for (int k = 0; k < ax->len[x]; k++, p += 4) {
+					int c = adobe ? p[0] : 255 - p[0],
+					    m = adobe ? p[1] : 255 - p[1];
+					int yy = adobe ? p[2] : 255 - p[2],
+					    kk = adobe ? p[3] : 255 - p[3];
+					r += w[k] * (float)(c * kk) * (1.0f / 255.0f);
+					g += w[k] * (float)(m * kk) * (1.0f / 255.0f);
+					b += w[k] * (float)(yy * kk) * (1.0f / 255.0f);
+				}
+			}
+			t[x] = r;
+			t[size + x] = g;
+			t[2 * size + x] = b;
+		}
+	}
+	for (int c = 0; c < 3; c++) {
+		float a = 1.0f / (255.0f * stdev[c]), o = mean[c] / stdev[c];
+		for (int y = 0; y < size; y++) {
+			float *dst = out + ((size_t)c * size + y) * size;
+			const float *w = ay->w + (size_t)y * ay->taps;
+			const float *src = d->tmp + ((size_t)(ay->first[y] - ry0) * 3 + c) * size;
+			for (int x = 0; x < size; x++)
+				dst[x] = 0.0f;
+			for (int k = 0; k < ay->len[y]; k++, src += (size_t)3 * size)
+				for (int x = 0; x < size; x++)
+					dst[x] += w[k] * src[x];
+			for (int x = 0; x < size; x++)
+				dst[x] = dst[x] * a - o;
+			for (int x = 0; flip && x < size / 2; x++) {
+				float t = dst[x];
+				dst[x] = dst[size - 1 - x];
+				dst[size - 1 - x] = t;
+			}
+		}
+	}
+}
+
+/* The smallest n/8 at which the crop still spans size pixels each way. */
+static int pick_scale(int h, int w, int size, int scale_min)
+{
+	int k = scale_min;
+	while (k < 8 && ((long)w * k < 8L * size || (long)h * k < 8L * size))
+		k++;
+	return k;
+}
+
+long decode_sample(decoder *d, const char *path, srng *r, const sample_opts *o, float *out,
+		   int box[5])
+{
+	size_t len;
+	if (read_file(d, path, &len) != 0)
+		return -1;
+	struct jpeg_decompress_struct cinfo;
+	struct jerr e;
+	cinfo.err = jpeg_std_error(&e.pub);
+	e.pub.error_exit = on_error;
+	e.pub.emit_message = on_message;
+	e.d = d;
+	e.path = path;
+	if (setjmp(e.jb)) {
+		jpeg_destroy_decompress(&cinfo);
+		return -1;
+	}
+	jpeg_create_decompress(&cinfo);
+	jpeg_mem_src(&cinfo, d->file, (unsigned long)len);
+	jpeg_read_header(&cinfo, TRUE);
+	if (!has_eoi(d->file, len)) {
+		snprintf(d->err, sizeof d->err, "%s: no end of image marker: truncated JPEG", path);
+		jpeg_destroy_decompress(&cinfo);
+		return -1;
+	}
+	int W = (int)cinfo.image_width, H = (int)cinfo.image_height;
+	int b[4];
+	rrc_box(W, H, &(draws){srng_uniform, srng_randint, r}, b);
+	/* torchvision's RandomHorizontalFlip: torch.rand(1) < 0.5 */
+	int flip = !o->no_flip && srng_uniform(r, 0.0, 1.0) < 0.5;
+	if (box) {
+		memcpy(box, b, sizeof b);
+		box[4] = flip;
+	}
+	int k = pick_scale(b[2], b[3], o->size, o->scale_min);
+	d->last_scale = k;
+	cinfo.scale_num = (unsigned)k;
+	cinfo.scale_denom = 8;
+	int cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
+	cinfo.out_color_space = cmyk ? JCS_CMYK : JCS_RGB;
+	jpeg_start_decompress(&cinfo);
+	int ncomp = cinfo.output_components;
+	/* the crop in the scaled image, and the pixels its filter reads */
+	double sx = (double)cinfo.output_width / W, sy = (double)cinfo.output_height / H;
+	double x0 = b[1] * sx, x1 = (b[1] + b[3]) * sx, y0 = b[0] * sy, y1 = (b[0] + b[2]) * sy;
+	int lx = (int)floor(x0), hx = (int)ceil(x1), ly = (int)floor(y0), hy = (int)ceil(y1);
+	if (hx > (int)cinfo.output_width)
+		hx = (int)cinfo.output_width;
+	if (hy > (int)cinfo.output_height)
+		hy = (int)cinfo.output_height;
+	axis_plan(&d->ax, o->size, x0, x1, lx, hx);
+	axis_plan(&d->ay, o->size, y0, y1, ly, hy);
+	JDIMENSION xoff = (JDIMENSION)lx, cw = (JDIMENSION)(hx - lx);
+	if (cw < cinfo.output_width)
+		jpeg_crop_scanline(&cinfo, &xoff, &cw);
+	else
+		xoff = 0;
+	size_t row_bytes = (size_t)cinfo.output_width * (size_t)ncomp;
+	int rh = hy - ly;
+	d->pix = grow(d->pix, &d->pix_cap, row_bytes * (size_t)rh);
+	if (ly > 0 && jpeg_skip_scanlines(&cinfo, (JDIMENSION)ly) != (JDIMENSION)ly) {
+		snprintf(d->err, sizeof d->err, "%s: cannot skip to row %d", path, ly);
+		jpeg_destroy_decompress(&cinfo);
+		return -1;
+	}
+	for (int y = 0; y < rh; y++) {
+		JSAMPROW row = d->pix + (size_t)y * row_bytes;
+		if (jpeg_read_scanlines(&cinfo, &row, 1) != 1) {
+			snprintf(d->err, sizeof d->err, "%s: row %d not decoded", path, ly + y);
+			jpeg_destroy_decompress(&cinfo);
+			return -1;
+		}
+	}
+	int adobe = cinfo.saw_Adobe_marker;
+	jpeg_abort_decompress(&cinfo);
+	jpeg_destroy_decompress(&cinfo);
+	resample(d, row_bytes, (int)xoff, ly, rh, ncomp, adobe, o->size, flip, out);
+	return (long)len;
+}
+
+void decoder_free(decoder *d)
+{
+	free(d->file);
+	free(d->pix);
+	free(d->tmp);
+	axis_free(&d->ax);
+	axis_free(&d->ay);
+	*d = (decoder){0};
+}
