@@ -166,7 +166,8 @@ int main(int argc, char *argv[])
 		struct key bk = recs[i].key;
 		bk.nodes = bk.gpus = 1;
 		key_format(&bk, b, sizeof b);
-		die("no 1n1g base for %s %s (need %s)", recs[i].framework, recs[i].keytext, b);
+		die_at(recs[i].file, recs[i].line, "no 1n1g base for %s %s (need %s)",
+		       recs[i].framework, recs[i].keytext, b);
 	}
 	double *speedups = xmalloc((nrecs ? nrecs : 1) * sizeof *speedups);
 	for (size_t i = 0; i < nrecs; i++)

@@ -18,8 +18,8 @@ selftest() {
 	[[ $output == *"fuzz: selftest: $2"* ]]
 }
 
-@test "fuzz harness: a well-behaved run is no finding, nor a die() that leaves a file open and memory held" {
-	for what in good leakfile; do
+@test "fuzz harness: a well-behaved run is no finding, nor warnings before the error, nor a die() that leaves a file open and memory held" {
+	for what in good warnings leakfile; do
 		printf '\000%s\n' "$what" > "$BATS_TEST_TMPDIR/in"
 		run env ASAN_OPTIONS=detect_leaks=0 "$FUZZ/fuzz-bin/fuzz-selftest" -runs=2000 \
 			"$BATS_TEST_TMPDIR/in"
@@ -33,8 +33,8 @@ selftest() {
 	selftest partial "stdout ends inside a line"
 }
 
-@test "fuzz harness: exit 1 with two lines, without a file name, or another status are findings" {
-	selftest twolines "exit 1 without exactly one line on stderr"
+@test "fuzz harness: a line on stderr without the name, an error without a file name, or another status are findings" {
+	selftest unprefixed "a line on stderr does not start with the filter's name"
 	selftest noname "the error line names no input file"
 	selftest status3 "exit status 3"
 }

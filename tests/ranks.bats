@@ -106,3 +106,9 @@ log() {
 	run -2 --separate-stderr ranks -t x /dev/null
 	[ "${stderr_lines[0]}" = "ranks: -t: 'x' is not a percentage in [0, 1000]" ]
 }
+
+@test "a ratio or time too small for its decimals is printed in 3 digits, never as 0" {
+	printf '# ranks iter=1 compute_s=0.4012,8839\n' > "$BATS_TEST_TMPDIR/t.log"
+	run -0 ranks -s 0 "$BATS_TEST_TMPDIR/t.log"
+	[ "$(cut -f2-4 <<<"$output" | tr '\t\n' ' ;')" = "0 0.4012 9.08e-05;1 8839.0000 2.000;" ]
+}

@@ -100,7 +100,7 @@ pytorch	1n1g_b256_fp32	100.00	100.00	100.00	100.00	1
 pytorch	1n8g_b128_fp32	800.00	800.00	800.00	800.00	1
 IN
 	[ -z "$output" ]
-	[ "$stderr" = "speedup: no 1n1g base for pytorch 1n8g_b128_fp32 (need 1n1g_b128_fp32)" ]
+	[ "$stderr" = "speedup: <stdin>:2: no 1n1g base for pytorch 1n8g_b128_fp32 (need 1n1g_b128_fp32)" ]
 }
 
 @test "another framework's 1n1g is not a base" {
@@ -108,7 +108,7 @@ IN
 tensorflow	1n1g_b128_fp32	100.00	100.00	100.00	100.00	1
 pytorch	1n8g_b128_fp32	800.00	800.00	800.00	800.00	1
 IN
-	[ "$stderr" = "speedup: no 1n1g base for pytorch 1n8g_b128_fp32 (need 1n1g_b128_fp32)" ]
+	[ "$stderr" = "speedup: <stdin>:2: no 1n1g base for pytorch 1n8g_b128_fp32 (need 1n1g_b128_fp32)" ]
 }
 
 @test "an fp16 base does not serve an amp case (no silent alias)" {
@@ -116,7 +116,7 @@ IN
 ngc-pytorch	1n1g_b256_fp16	802.90	801.31	793.90	803.69	5
 ngc-pytorch	4n8g_b256_amp	22551.16	22599.43	22053.98	23049.75	5
 IN
-	[ "$stderr" = "speedup: no 1n1g base for ngc-pytorch 4n8g_b256_amp (need 1n1g_b256_amp)" ]
+	[ "$stderr" = "speedup: <stdin>:2: no 1n1g base for ngc-pytorch 4n8g_b256_amp (need 1n1g_b256_amp)" ]
 }
 
 @test "meta lines are copied unchanged, each before the records that followed it" {

@@ -236,7 +236,7 @@ a	1n1g_b128_fp32	1.00	1.00	1.00	1.00	1	1.00
 a	1n1g_b256_fp32	1.00	1.00	1.00	1.00	1	1.00
 IN
 	[ -z "$output" ]
-	[ "$stderr" = "table: -s json takes one framework, batch and precision: a 1n1g_b128_fp32 and a 1n1g_b256_fp32" ]
+	[ "$stderr" = "table: <stdin>:2: -s json takes one framework, batch and precision: a 1n1g_b128_fp32 and a 1n1g_b256_fp32" ]
 }
 
 @test "json: numbers are printed as read, not rounded again" {

@@ -23,6 +23,7 @@
  */
 #include "lib.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,17 +34,24 @@ static double *col, *ratios; /* scratch: one step's times, one rank's ratios */
 static int nranks;
 static long nsteps;
 
-/* Every file-scope variable to its start value, what a previous call left
- * freed: main may run again in one process. */
+/* Every file-scope variable to its start value: main may run again in one
+ * process (the fuzz harness, tests/fuzz/), which frees what a previous call
+ * allocated, so nothing is freed here. */
 static void reset(void)
 {
-	free(times);
-	free(col);
-	free(ratios);
 	times = col = ratios = NULL;
 	ntimes = captimes = 0;
 	nranks = 0;
 	nsteps = 0;
+}
+
+/* After a file: its times freed, ready for the next. */
+static void clear(void)
+{
+	free(times);
+	free(col);
+	free(ratios);
+	reset();
 }
 
 /* "compute_s=a,b,..." at p: one step's times, appended when keep is set
@@ -122,6 +130,16 @@ static void read_file(struct input *in, long skip)
 	}
 }
 
+/* v > 0 with the given decimals, or in 3 significant digits when those
+ * would show 0 (a positive figure is never printed as 0). */
+static void put_positive(double v, int decimals)
+{
+	if (v >= 0.5 * pow(10, -decimals))
+		printf("%.*f", decimals, v);
+	else
+		printf("%.3g", v);
+}
+
 static void report(const char *name, double threshold)
 {
 	col = xmalloc((size_t)nranks * sizeof *col);
@@ -141,8 +159,14 @@ static void report(const char *name, double threshold)
 		for (long s = 0; s < nsteps; s++)
 			ratios[s] = times[s * nranks + r];
 		double t = median_of(ratios, (size_t)nsteps);
-		printf("%s\t%d\t%.4f\t%.3f\t%ld\t%ld\t%s\n", name, r, t, ratio, slow, nsteps,
-		       ratio > threshold ? "slow" : "ok");
+		if (!isfinite(ratio) || !isfinite(t))
+			die("%s: rank %d: its time or its ratio to the median rank overflows", name,
+			    r);
+		printf("%s\t%d\t", name, r);
+		put_positive(t, 4);
+		putchar('\t');
+		put_positive(ratio, 3);
+		printf("\t%ld\t%ld\t%s\n", slow, nsteps, ratio > threshold ? "slow" : "ok");
 	}
 	free(med);
 }
@@ -181,7 +205,7 @@ int main(int argc, char *argv[])
 			die("%s: no '# ranks' lines after iteration %ld (bench --rank-times)",
 			    in.name, skip);
 		report(in.name, 1 + percent / 100);
-		reset();
+		clear();
 	}
 	finish_output();
 	return 0;

@@ -287,8 +287,10 @@ static void json(void)
 
 	for (size_t i = 1; i < nrows; i++)
 		if (!same_group(&rows[0], &rows[i], 1))
-			die("-s json takes one framework, batch and precision: %s %s and %s %s",
-			    rows[0].framework, rows[0].keytext, rows[i].framework, rows[i].keytext);
+			die_at(rows[i].file, rows[i].line,
+			       "-s json takes one framework, batch and precision: %s %s and %s %s",
+			       rows[0].framework, rows[0].keytext, rows[i].framework,
+			       rows[i].keytext);
 	n = nrows ? group(0, 1, g) : 0;
 	printf("{\"r50\": {");
 	for (size_t j = 0; j < n; j++) {

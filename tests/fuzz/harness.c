@@ -7,8 +7,8 @@
  *
  * The contract: exit 0 with a stdout that the target's oracle accepts (whole
  * lines, finite numbers, positive ones above 0, valid JSON), or exit 1 with
- * stdout whole lines and exactly one line on stderr, "<filter>: ..." naming
- * an input file. Nothing else: no other status, no crash (AddressSanitizer
+ * stdout whole lines and an error line on stderr that names an input file;
+ * every line on stderr (warnings before it too) starts "<filter>: ". Nothing else: no other status, no crash (AddressSanitizer
  * and UBSan), no hang (libFuzzer's -timeout).
  *
  * Running main again and again in one process needs four things undone
@@ -60,15 +60,17 @@ static void live_add(void *p);
 
 static void live_grow(void)
 {
-	void **old = live;
-	size_t oldcap = live_cap;
+	void **old = live, **grown;
+	size_t oldcap = live_cap, cap = 1024;
 
 	/* room for four times what is recorded: the freed slots go */
-	for (live_cap = 1024; live_cap < (live_count + 1) * 4;)
-		live_cap *= 2;
-	live = __interceptor_calloc(live_cap, sizeof *live);
-	if (!live)
+	while (cap < (live_count + 1) * 4)
+		cap *= 2;
+	grown = __interceptor_calloc(cap, sizeof *grown);
+	if (!grown)
 		abort();
+	live = grown;
+	live_cap = cap;
 	live_used = live_count = 0;
 	for (size_t i = 0; i < oldcap; i++)
 		if (old[i] && old[i] != TOMB)
@@ -94,7 +96,7 @@ static void live_add(void *p)
 /* 1 when p was recorded (and is now forgotten). */
 static int live_del(void *p)
 {
-	if (!p || !live_cap)
+	if (!p || !live)
 		return 0;
 	for (size_t i = slot_of(p); live[i]; i = (i + 1) & (live_cap - 1))
 		if (live[i] == p) {
@@ -356,6 +358,21 @@ static int run(int config)
 	return status;
 }
 
+/* Every line on stderr, warnings and the error alike, starts "<name>: ". */
+static const char *unprefixed(const char *err)
+{
+	size_t plen = strlen(fuzz_target.name);
+
+	for (const char *line = err; *line; line = strchr(line, '\n') + 1) {
+		if (strncmp(line, fuzz_target.name, plen) != 0 || line[plen] != ':' ||
+		    line[plen + 1] != ' ')
+			return "a line on stderr does not start with the filter's name";
+		if (!strchr(line, '\n'))
+			return "stderr ends inside a line";
+	}
+	return NULL;
+}
+
 static void finding(const char *what, const char *out, const char *err)
 {
 	fprintf(stderr, "\nfuzz: %s: %s\n--- stdout ---\n%s--- stderr ---\n%s---\n",
@@ -432,6 +449,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	int status = run(config);
+	const char *why;
 	static char *outbuf, *errbuf;
 	static size_t outcap, errcap;
 	size_t nout, nerr;
@@ -443,20 +461,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!copy_err || !copy_out)
 		abort();
 	err = copy_err;
+	if (strlen(out) != nout)
+		finding("a NUL byte on stdout", out, err);
 	if (status == 1) {
 		if (nout && out[nout - 1] != '\n')
 			finding("stdout ends inside a line", out, err);
-		size_t plen = strlen(fuzz_target.name);
-		char *nl = memchr(err, '\n', nerr);
-		if (!nl || nl != err + nerr - 1)
-			finding("exit 1 without exactly one line on stderr", out, err);
-		if (strncmp(err, fuzz_target.name, plen) != 0 || err[plen] != ':')
-			finding("the error line does not start with the filter's name", out, err);
-		if (!strstr(err, path1) && !strstr(err, path2))
+		if (nerr == 0 || err[nerr - 1] != '\n')
+			finding("exit 1 without an error line", out, err);
+		err[nerr - 1] = '\0';
+		char *last = strrchr(err, '\n');
+		last = last ? last + 1 : err;
+		int named = strstr(last, path1) || strstr(last, path2);
+		err[nerr - 1] = '\n';
+		if (!named)
 			finding("the error line names no input file", out, err);
+		if ((why = unprefixed(err)) != NULL)
+			finding(why, out, err);
 	} else if (status == 0 || status == fuzz_target.also_ok) {
-		const char *why = fuzz_target.check(config, copy_out, nout);
-		if (why)
+		if ((why = unprefixed(err)) != NULL)
+			finding(why, out, err);
+		if ((why = fuzz_target.check(config, copy_out, nout)) != NULL)
 			finding(why, out, err);
 	} else {
 		char what[64];

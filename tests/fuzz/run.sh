@@ -32,7 +32,7 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
 ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:quarantine_size_mb=16 UBSAN_OPTIONS=halt_on_error=1 \
-	"$bin" -max_total_time="$seconds" -artifact_prefix="$findings/" "$@" "$corpus" \
+	"$bin" -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$findings/" "$@" "$corpus" \
 	> "$log" 2>&1 || status=$?
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 if [ "$status" -ne 0 ]; then

@@ -4,8 +4,8 @@
  * harness reports each kind of violation (a harness that cannot fail would
  * prove nothing). Not a fuzz target: fuzz.mk builds it apart.
  *
- * Its input's first line says what to do: good, inf, zero, partial,
- * twolines, noname, status3, overflow (a heap overflow), leakfile (die with
+ * Its input's first line says what to do: good, warnings (then the
+ * error: no finding), inf, zero, partial, unprefixed, noname, status3, overflow (a heap overflow), leakfile (die with
  * the input still open and memory held: must not be a finding).
  */
 #include "../harness.h"
@@ -40,9 +40,12 @@ static int selftest_main(int argc, char **argv)
 		printf("fw\t1n1g_b8_fp32\t1\t0.00\n");
 	} else if (strcmp(in.line, "partial") == 0) {
 		printf("fw\t1n1g_b8_fp32\t1\t12.50");
-	} else if (strcmp(in.line, "twolines") == 0) {
-		fprintf(stderr, "selftest: %s: one\nselftest: two\n", in.name);
-		record_die(&in, "and a third");
+	} else if (strcmp(in.line, "warnings") == 0) {
+		fprintf(stderr, "selftest: %s: a warning\n", in.name);
+		record_die(&in, "and the error");
+	} else if (strcmp(in.line, "unprefixed") == 0) {
+		fprintf(stderr, "a warning without the name\n");
+		record_die(&in, "and the error");
 	} else if (strcmp(in.line, "noname") == 0) {
 		die("something is wrong");
 	} else if (strcmp(in.line, "status3") == 0) {
