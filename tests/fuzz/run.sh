@@ -31,13 +31,15 @@ fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
+start=$(date +%s)
 ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:quarantine_size_mb=16 UBSAN_OPTIONS=halt_on_error=1 \
 	"$bin" -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$findings/" "$@" "$corpus" \
 	> "$log" 2>&1 || status=$?
+elapsed=$(($(date +%s) - start))
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 if [ "$status" -ne 0 ]; then
 	grep -E "^fuzz:|ERROR|SUMMARY|^---|^==" "$log" | head -40 >&2
 	echo "$name: FINDING after ${execs:-?} executions, input in $findings/" >&2
 	exit 1
 fi
-echo "$name: ${execs:-?} executions in ${seconds} s, corpus $(ls "$corpus" | wc -l) inputs, no finding"
+echo "$name: ${execs:-?} executions in ${elapsed} s, corpus $(ls "$corpus" | wc -l) inputs, no finding"
