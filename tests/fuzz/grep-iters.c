@@ -40,34 +40,41 @@ static const struct fuzz_config configs[] = {
 };
 
 /* framework format key run iter timestamp_s step_s samples_per_s loss:
- * from iter on numbers or "-", the iteration, step time and rate above 0
- * when present. */
+ * nine fields; iter, timestamp, step time and rate numbers or "-", the
+ * iteration, step time and rate above 0; the loss a finite number, "-", or
+ * the words a diverged loss is printed with, as the log printed them
+ * (grep-iters passes them on by design: formats.h, getloss). */
 static const char *check(int config, char *out, size_t n)
 {
-	static const int none[] = {-1};
-	char *copy = strdup(out), *f[16];
-	const char *why;
+	static const char *const diverged[] = {"nan", "-nan", "inf", "-inf", "NaN", "Inf", "-Inf"};
+	char *f[16];
 
 	(void)config;
-	if (!copy)
-		return "out of memory in the oracle";
-	why = fuzz_check_records(copy, n, 9, 4, none);
-	for (char *line = out, *next; !why && *line; line = next) {
+	if (n && out[n - 1] != '\n')
+		return "stdout ends inside a line";
+	for (char *line = out, *next; *line; line = next) {
 		double v;
 		next = strchr(line, '\n');
 		*next++ = '\0';
 		if (*line == '#')
 			continue;
-		int nf = fuzz_fields(line, f, 16);
-		if (nf != 9)
-			why = "an iteration record without 9 fields";
-		for (int i = 4; !why && i < 8; i++)
-			if (i != 5 && strcmp(f[i], "-") != 0 &&
-			    (!fuzz_number(f[i], &v) || !(v > 0)))
-				why = "an iteration, step time or rate that is not above 0";
+		if (fuzz_fields(line, f, 16) != 9)
+			return "an iteration record without 9 fields";
+		for (int i = 4; i < 8; i++) {
+			if (strcmp(f[i], "-") == 0)
+				continue;
+			if (!fuzz_number(f[i], &v))
+				return "an iteration, timestamp, step time or rate that is not a finite number";
+			if (i != 5 && !(v > 0))
+				return "an iteration, step time or rate that is not above 0";
+		}
+		int word = 0;
+		for (size_t w = 0; w < sizeof diverged / sizeof *diverged; w++)
+			word |= strcmp(f[8], diverged[w]) == 0;
+		if (!word && strcmp(f[8], "-") != 0 && !fuzz_number(f[8], &v))
+			return "a loss that is neither a finite number, -, nor a diverged loss's word";
 	}
-	free(copy);
-	return why;
+	return NULL;
 }
 
 const struct fuzz_target fuzz_target = {
