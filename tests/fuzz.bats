@@ -62,3 +62,12 @@ fuzz_target() {
 @test "fuzz: compare, no finding" { fuzz_target compare; }
 @test "fuzz: ranks, no finding" { fuzz_target ranks; }
 @test "fuzz: plot, no finding" { fuzz_target plot; }
+
+@test "fuzz: the findings of earlier campaigns stay fixed (tests/fixtures/fuzz/<filter>/)" {
+	for dir in "$ROOT"/tests/fixtures/fuzz/*/; do
+		name=$(basename "$dir")
+		run env ASAN_OPTIONS=detect_leaks=0 "$FUZZ/fuzz-bin/fuzz-$name" "$dir"*
+		echo "$output" | tail -5
+		[ "$status" -eq 0 ]
+	done
+}

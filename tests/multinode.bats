@@ -211,7 +211,8 @@ rig_make() {
 	[ "$status" -eq 0 ]
 	grep -Fx "run: bench 1n1g_b8_fp32 #1 …" <<<"$stderr"
 	grep -Fx "run: bench 2n1g_b8_fp32 #1 …" <<<"$stderr"
-	grep -E '^\| 2 \| 1 \| 8 \| [0-9.]+ \| [0-9.]+ \| 1 \|' "$BATS_TEST_TMPDIR/results/2n1g_b8_fp32.md"
+	# node_num gpu_num_per_node batch samples/s ± speedup ± efficiency n
+	grep -E '^\| 2 \| 1 \| 8 \| [0-9.]+ \| [^|]+ \| [0-9.]+ \| [^|]+ \| [0-9.]+ \| 1 \|' "$BATS_TEST_TMPDIR/results/2n1g_b8_fp32.md"
 	[[ "$(head -1 "$BATS_TEST_TMPDIR/logs/bench/2n1g_b8_fp32/1.log")" == "# launch key=2n1g_b8_fp32 hosts=$NET.1:1,$NET.2:1 "* ]]
 	rig_empty
 }
