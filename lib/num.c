@@ -14,7 +14,9 @@ int parse_long(const char *s, long min, long max, long *out)
 	char *end;
 	long v;
 
-	if (*s == '\0' || *s == ' ' || *s == '\t' || *s == '+')
+	/* a digit or '-' first: strtol would skip any white space (\f, \v, \r
+	 * too) and take a '+' (found by the fuzz target) */
+	if (!((*s >= '0' && *s <= '9') || *s == '-'))
 		return -1;
 	errno = 0;
 	v = strtol(s, &end, 10);
@@ -29,7 +31,7 @@ long long flag_int(const char *flag, const char *s, long long min, long long max
 	char *end;
 	long long v;
 
-	if (*s == '\0' || *s == ' ' || *s == '+')
+	if (!((*s >= '0' && *s <= '9') || *s == '-'))
 		die_usage("%s: '%s' is not an integer", flag, s);
 	errno = 0;
 	v = strtoll(s, &end, 10);
