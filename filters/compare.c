@@ -129,7 +129,11 @@ static double welch_p(const struct side *a, const struct side *b)
 	double va = sa * sa / (double)a->n, vb = sb * sb / (double)b->n, se2 = va + vb;
 	if (se2 == 0)
 		return ma == mb ? 1 : 0;
-	double df = se2 * se2 / (va * va / (double)(a->n - 1) + vb * vb / (double)(b->n - 1));
+	/* Welch-Satterthwaite with the variances as shares of se2: the plain
+	 * form, se2^2 / (...), overflowed to inf / inf for rates near 1e102
+	 * (found by the fuzz target) */
+	double ra = va / se2, rb = vb / se2;
+	double df = 1 / (ra * ra / (double)(a->n - 1) + rb * rb / (double)(b->n - 1));
 	return t_tail2((mb - ma) / sqrt(se2), df);
 }
 
@@ -143,6 +147,8 @@ static void change_of(struct config *c)
 	c->change = (mb - ma) / ma * 100;
 	if (!isfinite(mb) || !isfinite(c->change))
 		die("%s: the mean or the change overflows", c->label);
+	if (c->s[0].n >= 2 && c->s[1].n >= 2 && !isfinite(welch_p(&c->s[0], &c->s[1])))
+		die("%s: the test's p-value is not finite", c->label);
 }
 
 static void report(const struct config *c)
