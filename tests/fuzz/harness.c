@@ -45,7 +45,11 @@ void *__interceptor_calloc(size_t n, size_t size);
 void *__interceptor_realloc(void *p, size_t size);
 void __interceptor_free(void *p);
 
-static int tracking, warming;
+/* Only the thread that runs the filter records: libFuzzer's own threads
+ * (the RSS watcher) allocate and free at any moment, and the table below is
+ * the main thread's alone. */
+static _Thread_local int tracking;
+static int warming;
 static void **live; /* open addressing; NULL empty, TOMB a freed slot */
 static size_t live_cap, live_used /* slots not empty */, live_count /* recorded */;
 static char tomb_byte;

@@ -35,7 +35,8 @@ static const char *check(int config, char *out, size_t n)
 	for (char *line = out, *next; line < out + n; line = next + 1) {
 		next = strchr(line, '\n');
 		*next = '\0';
-		if (strstr(line, " << EOD"))
+		if (line[0] == '$' && strstr(line, " << EOD")) /* a data block's start; a
+								 * comment may hold the words */
 			data = 1;
 		else if (strcmp(line, "EOD") == 0)
 			data = 0;
