@@ -320,10 +320,13 @@ int main(int argc, char *argv[])
 	progname = "table";
 	usage_text =
 		"table [-s scaling|compare|json] [-p published.tsv] [file ...]\n"
-		"  in: framework key median mean min max n speedup\n"
+		"  in: framework key median mean min max n [ci_lo ci_hi cv_pct outliers]\n"
+		"      speedup [speedup_pm efficiency]  (speedup's output; launch's # env, # mem)\n"
 		"  scaling: per framework, batch, precision; rows in ladder order:\n"
 		"    | node_num | gpu_num_per_node | batch_size_per_device | samples/s "
-		"| speedup | n | spread |[ published |]\n"
+		"| speedup | n | spread |[ memory |][ published |]\n"
+		"    with the interval fields: samples/s | ± | speedup | ± | efficiency | n\n"
+		"    | spread | cv | noisy |; then a footer of machine, versions, settings\n"
 		"  compare: per batch, precision: | node num | device num | <framework> ... |\n"
 		"  json: {\"r50\": {\"<N>n<G>g\": {...}, ...}}, cases in ladder order, one line";
 	opterr = 0;
