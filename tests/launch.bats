@@ -448,6 +448,13 @@ bench --batch 128" ]
 	done
 }
 
+@test "launch's supervisor killed outright: launch exits 137 once nothing of the job is left" {
+	for how in "1n1g_b16_fp32 supervisor" "1n2g_b16_fp32 supervisor"; do
+		run -0 "$F/kill-outright" $how "$BATS_TEST_TMPDIR/pids-${how#* }-${how%%_*}"
+		[ "$output" = "" ]
+	done
+}
+
 # ---- the environment and memory lines (issue 11) ------------------------
 
 # The value of item $1 of node $2 (default 0) in $lines, %XX decoded; fails
