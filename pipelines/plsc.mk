@@ -9,8 +9,9 @@
 # SETTINGS=best (pipelines/settings.mk; sources in doc/pipelines.md): amp
 # keys train with PLSC's set_mixed_precision(True) (dynamic loss scaling);
 # the batch is set by a call (DLPerf's line assigns to the method's name,
-# which leaves PLSC's default of 128); Paddle's cuDNN flags as its ResNet50
-# scripts set them. NCHW: PLSC's ResNet has no layout option.
+# which leaves PLSC's default of 128); with amp, Paddle's cuDNN flags as its
+# ResNet50 fp16 script sets them (its fp32 script sets none). NCHW: PLSC's
+# ResNet has no layout option.
 # SETTINGS=dlperf: DLPerf's runner, fp32 at batch 128 only. The log's
 # setting lines say which.
 
@@ -32,9 +33,9 @@ plsc_run = t=$$(mktemp -d) && trap "rm -rf $$t" EXIT && \
 	-e "s/^LOSS_TYPE = .*/LOSS_TYPE = \"$(plsc_loss)\"/" train.py > $$t/train.py && \
 	$(call settings_print,layout=nchw precision=$(call if_dlperf,fp32,$(if $(run_half),amp,fp32)) \
 	batch=$(call if_dlperf,128,$(run_batch)) loss_type=$(plsc_loss) \
-	$(call if_dlperf,,cudnn_exhaustive_search=1 conv_workspace_size_limit=4000 \
-	cudnn_batchnorm_spatial_persistent=1)) && \
-	PYTHONPATH=$(PLSC)$${PYTHONPATH:+:$$PYTHONPATH} $(call if_dlperf,,$(plsc_flags)) \
+	$(call if_dlperf,,$(if $(run_half),cudnn_exhaustive_search=1 conv_workspace_size_limit=4000 \
+	cudnn_batchnorm_spatial_persistent=1))) && \
+	PYTHONPATH=$(PLSC)$${PYTHONPATH:+:$$PYTHONPATH} $(call if_dlperf,,$(if $(run_half),$(plsc_flags))) \
 	$(PYTHON) $(plsc_launch) $$t/train.py
 # DLPerf's train.py trains at PLSC's default batch whatever it is told
 plsc_dlperf_batch = $(if $(filter dlperf,$(SETTINGS)),$(if $(filter 128,$(run_batch)),,$(error \
