@@ -105,11 +105,14 @@ setup() {
 	[ ! -e "$d/2.log" ] && [ ! -e "$d/2.log.tmp" ]
 	cmp "$T/1.log.before" "$d/1.log"
 	cmp "$T/md.before" "$T/results/1n1g_b16_fp32.md"
-	# launch (the outer process) exits only once nothing of the job is left.
+	# launch (the outer process) exits only once nothing of the job is left;
+	# what is left is named and ended (it would hold this test's output open).
+	left=()
 	for pid in "$shell" "$sleeper"; do
 		state=$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null) || continue
-		[ "$state" = Z ] || { echo "process $pid still runs ($state)"; false; }
+		[ "$state" = Z ] || left+=("$pid")
 	done
+	[ ${#left[@]} -eq 0 ] || { echo "still running: ${left[*]}"; kill -KILL "${left[@]}"; false; }
 }
 
 @test "the JSON result has DLPerf's schema" {
