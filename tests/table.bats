@@ -271,6 +271,14 @@ IN
 	[ "$output" = '{"r50": {"1n1g": {"average_speed": 26.505, "batch_size_per_device": 128, "median_speed": 10.005, "speedup": 1.005}}}' ]
 }
 
+@test "json: an outlier run written with a leading zero is bad input, not a JSON number (0130; found by the fuzz campaign)" {
+	run -1 --separate-stderr table -s json <<<$'a\t1n1g_b16_fp32\t100.00\t100.00\t90.00\t110.00\t5\t95.00\t105.00\t5.00\t2,0130\t1.00\t0.00\t1.00'
+	[ -z "$output" ]
+	[ "$stderr" = "table: <stdin>:1: outliers '2,0130' is not run numbers joined by ','" ]
+	run -0 table -s json <<<$'a\t1n1g_b16_fp32\t100.00\t100.00\t90.00\t110.00\t5\t95.00\t105.00\t5.00\t0,130\t1.00\t0.00\t1.00'
+	[[ $output == *'"outlier_runs": [0,130]'* ]]
+}
+
 @test "meta lines are ignored" {
 	run -0 table <<<$'# mode=dlperf\na\t1n1g_b64_fp32\t2.00\t2.00\t1.00\t3.00\t3\t1.00\n# x=1\ty=2'
 	[ "$output" = "## a b64 fp32
