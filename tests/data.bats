@@ -261,8 +261,8 @@ samples() {
 @test "the loss falls when bench --data trains on two visually distinct classes" {
 	local t="$BATS_TEST_TMPDIR/two"
 	imagenet-synthetic -n 64 -c 2 -s 5 "$t" 2>/dev/null
-	run -0 --separate-stderr bench --data "$t" --image 32 --batch 16 --lr 0.001 --iters 60 \
-		--warmup 0 --seed 1
+	run -0 --separate-stderr bench --data "$t" --image 32 --batch 16 --lr 0.001 --iters 60 --threads 1 \
+		--warmup 0 --seed 1 --loader-threads 1
 	grep '^iter=' <<<"$output" | sed 's/.* loss=\([^ ]*\) .*/\1/' >"$BATS_TEST_TMPDIR/loss"
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/loss")" -eq 60 ]
 	# the mean of the last 10 steps below 0.5 (chance: ln 2 = 0.69) and 0.3 below the first 10's
