@@ -144,6 +144,13 @@ EOF
 	[ "$stderr" = "grep-iters: <stdin>:7: epoch 1: iterations of later epochs cannot be numbered (this format restarts them and prints only every few)" ]
 }
 
+@test "an iteration 0 is an error naming the line, not a record of iteration 0 (OneFlow's iter 0; found by the fuzz campaign)" {
+	run -1 --separate-stderr bash -c 'echo "train: epoch 0, iter 0, loss: 1.05, top_1: 1.0, top_k: 1.0, samples/s: 5917.583 1597933977.6" |
+		grep-iters -f oneflow -k 1n1g_b128_fp32'
+	[ -z "$output" ]
+	[ "$stderr" = "grep-iters: <stdin>:1: iteration 0 is not above 0" ]
+}
+
 # ---- bench ------------------------------------------------------------------
 
 @test "a bench log gives its numbers as printed, key and framework from the path" {

@@ -194,6 +194,8 @@ static void add(struct log *lg, struct it *it)
 {
 	const struct format *f = lg->fmt;
 
+	if (it->iter < 1) /* 1-based (formats.h): 0 is no iteration */
+		record_die(&lg->in, "iteration %lld is not above 0", it->iter);
 	if (!lg->plen)
 		make_prefix(lg);
 	if (dlperf) {
@@ -308,10 +310,9 @@ static void grep_log(const char *path)
 			lg.nonempty = 1;
 		if (!(at = format_match(lg.fmt, s)))
 			continue;
-		it.epoch = 0;
 		it.itxt.p = it.ts.p = it.step.p = it.rate.p = it.loss.p = NULL;
-		it.ts_sec = 0;
-		it.ts_nsec = 0;
+		it.epoch = 0;
+		it.ts_sec = it.ts_nsec = 0;
 		if (lg.fmt->parse(&lg.sc, s, at, &it))
 			add(&lg, &it);
 	}
