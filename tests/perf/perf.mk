@@ -9,7 +9,8 @@
 #                                      side by side: the harness's pipeline, perf-cpu's run,
 #                                      a plain loop (tests/perf/plain_torch.py)
 #   make perf-filters                  grep-iters | window on a 1 GB log, make -n over 1,002
-#                                      configurations (SIZE_MB, REPEAT: tests/perf/filters.sh)
+#                                      configurations, every filter at N and 4N records
+#                                      (SIZE_MB, REPEAT, N, PARTS: tests/perf/filters.sh)
 #   make perf-data                     bench's input pipeline against PyTorch's, on
 #                                      data/imagenet-synthetic/train (DATA=, knobs: tests/perf/data.sh)
 
@@ -40,7 +41,8 @@ perf-agree: $(BIN)/bench $(BIN)/perf-roof $(BIN)/launch $(BIN)/grep-iters $(BIN)
 	BENCH=$(BIN)/bench PEAK=$(BIN)/perf-roof AGREE='$(AGREE)' HARNESS_BIN=$(abspath $(BIN)) \
 	HARNESS_CMD='$(pytorch-synthetic_CMD)' bash tests/perf/cpu.sh $(BENCH_CPU_ARGS)
 
-perf-filters: $(BIN)/grep-iters $(BIN)/window tests/perf/filters.sh
+perf-filters: $(addprefix $(BIN)/,grep-iters window median speedup table compare ranks plot) \
+		tests/perf/filters.sh
 	BIN=$(abspath $(BIN)) bash tests/perf/filters.sh
 
 perf-data: $(BIN)/bench tests/perf/data.sh tests/perf/torch_data.py
