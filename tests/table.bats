@@ -327,12 +327,18 @@ IN
 @test "an unknown flag is a usage error" {
 	run -2 --separate-stderr table -x
 	[ -z "$output" ]
-	[ "$stderr" = 'usage: table [-s scaling|compare|json] [-p published.tsv] [file ...]
-  in: framework key median mean min max n speedup
+	[ "$stderr" = "$(cat <<'USAGE'
+usage: table [-s scaling|compare|json] [-p published.tsv] [file ...]
+  in: framework key median mean min max n [ci_lo ci_hi cv_pct outliers]
+      speedup [speedup_pm efficiency]  (speedup's output; launch's # env, # mem)
   scaling: per framework, batch, precision; rows in ladder order:
-    | node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread |[ published |]
+    | node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread |[ memory |][ published |]
+    with the interval fields: samples/s | ± | speedup | ± | efficiency | n
+    | spread | cv | noisy |; then a footer of machine, versions, settings
   compare: per batch, precision: | node num | device num | <framework> ... |
-  json: {"r50": {"<N>n<G>g": {...}, ...}}, cases in ladder order, one line' ]
+  json: {"r50": {"<N>n<G>g": {...}, ...}}, cases in ladder order, one line
+USAGE
+)" ]
 }
 
 # ---- the whole pipeline -------------------------------------------------------
