@@ -107,3 +107,10 @@ rows() {
 	run -1 --separate-stderr bench $RUN --profile --roof "$BATS_TEST_TMPDIR/none"
 	[[ "$stderr" == "bench: $BATS_TEST_TMPDIR/none: "* ]]
 }
+
+@test "--profile over 2 ranks has the allreduce wait as a row of its own" {
+	command -v mpirun || skip "mpirun not installed"
+	run -0 --separate-stderr mpirun -np 2 --bind-to none bench $RUN --profile
+	[ "$(grep -c '^# profile steps=2 ' <<<"$output")" -eq 1 ]
+	[ "$(rows | awk '$1 == "-" { print $2 }' | sort | paste -sd' ')" = "allreduce-wait loss other update" ]
+}
