@@ -26,7 +26,8 @@
 #
 # Knobs (environment): STAT (median: images/s from the median step time of
 # the timed iterations; mean: from their total time), REPEAT (1), ITERS (30), WARMUP (10), BATCH (16),
-# SIZES ("224 112"), PRECISIONS ("fp32 amp"), THREADS (all cores), BENCH
+# SIZES ("224 112"), PRECISIONS ("fp32 amp"), THREADS (all cores), BENCH_FLAGS
+# (more flags for every bench run, e.g. "--layout blocked"), BENCH
 # (bin/bench), PEAK (bin/perf-roof), STEP_ROOF (bin/perf-step-roof), PYTHON (/usr/bin/python3), JEMALLOC, LOGS
 # (build/perf-cpu), LAYOUTS ("nchw cl": PyTorch memory formats tried),
 # MALLOC_CONF (dirty_decay_ms:-1,muzzy_decay_ms:-1), ROOF_FROM (a peak.txt of
@@ -128,8 +129,9 @@ run_bench() { # px prec rep -> log path
 	local log="$LOGS/bench_${1}_${2}_$3.log"
 	echo "$prog: bench $1 px $2 run $3" >&2
 	load_mark
+	# shellcheck disable=SC2086 # BENCH_FLAGS: several flags, split on purpose
 	"$BENCH" --batch "$BATCH" --image "$1" --precision "$2" --iters "$ITERS" \
-		--warmup "$WARMUP" --threads "$THREADS" >"$log" 2>"$log.err" ||
+		--warmup "$WARMUP" --threads "$THREADS" ${BENCH_FLAGS:-} >"$log" 2>"$log.err" ||
 		die "bench failed ($log.err): $(tail -n 1 "$log.err")"
 	echo "$log"
 }
@@ -265,7 +267,8 @@ for f in "$LOGS"/pytorch_*_cl_1.log "$LOGS"/pytorch_*_1.log; do
 		"$(sed -n 's/^# env node=0 setting\.//p' "$f" | paste -sd' ')"
 	break
 done
-echo "# bench settings: --threads $THREADS, OMP_NUM_THREADS=$THREADS, its default layout (blocked)"
+echo "# bench settings: --threads $THREADS, OMP_NUM_THREADS=$THREADS${BENCH_FLAGS:+, $BENCH_FLAGS}," \
+	"layout: ${BENCH_FLAGS:+as those flags say, else }its default (fp32 blocked, amp NHWC)"
 [ -s "$LOGS/load.runs" ] && echo "# load average (1 min) as the runs started: $(sort -g "$LOGS/load.runs" |
 	awk '{ v[NR] = $1 } END { printf "min %s, median %s, max %s over %d runs", v[1], v[int((NR + 1) / 2)], v[NR], NR }')"
 echo
