@@ -15,6 +15,8 @@
  * rank R sleep MS ms in each step's compute, a slow rank on purpose (tests).
  * --profile adds where a step's time goes (profile.c), against the
  * bounds of --roof FILE (bin/perf-roof -s) when given.
+ * DLBENCH_DATA_TRACE=PREFIX makes each rank R of a --data run list the
+ * samples it trained on in PREFIX.R (data/data.h's trace; tests).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -493,6 +495,11 @@ int main(int argc, char **argv)
 	}
 	loader *ld = NULL;
 	if (c.data_dir) {
+		const char *tp = getenv("DLBENCH_DATA_TRACE");
+		char trace[4096];
+		if (tp && *tp &&
+		    snprintf(trace, sizeof trace, "%s.%d", tp, rank) >= (int)sizeof trace)
+			die("DLBENCH_DATA_TRACE=%s: too long", tp);
 		loader_config lc = {.dir = c.data_dir,
 				    .batch = c.batch,
 				    .image = c.image,
@@ -502,7 +509,8 @@ int main(int argc, char **argv)
 				    .world = size,
 				    .seed = (uint64_t)c.seed,
 				    .host_alloc = bk_host_alloc,
-				    .host_free = bk_host_free};
+				    .host_free = bk_host_free,
+				    .trace = tp && *tp ? trace : NULL};
 		ld = loader_open(&lc);
 		if (c.classes == 0)
 			c.classes = loader_classes(ld) < 2 ? 2 : loader_classes(ld);

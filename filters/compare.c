@@ -44,6 +44,8 @@ struct config {
 static void *configs;          /* tsearch tree of struct config by name */
 static struct config **listed; /* the baseline's, in order */
 static size_t nlisted, caplisted;
+static struct hash runs; /* (side, configuration, run): each met once */
+static struct hkey hk;
 static double threshold;
 static int slower;
 
@@ -52,6 +54,8 @@ static void reset(void)
 	configs = NULL;
 	listed = NULL;
 	nlisted = caplisted = 0;
+	runs = (struct hash){0};
+	hk = (struct hkey){0};
 	threshold = 2;
 	slower = 0;
 }
@@ -106,10 +110,12 @@ static void read_side(const char *path, int which)
 			warnf("%s:%ld: %s is not in the baseline: not compared", in.name, in.lineno,
 			      c->label);
 		struct side *s = &c->s[which];
-		for (size_t i = 0; i < s->n; i++)
-			if (s->run[i] == w.run)
-				record_die(&in, "duplicate run %ld of %s %s", w.run, in.f[0],
-					   in.f[1]);
+		hkey_start(&hk);
+		hkey_long(&hk, which);
+		hkey_str(&hk, c->name);
+		hkey_long(&hk, w.run);
+		if (hash_intern(&runs, &hk, s->n) != s->n)
+			record_die(&in, "duplicate run %ld of %s %s", w.run, in.f[0], in.f[1]);
 		s->v = xgrow(s->v, &s->capv, s->n + 1, sizeof *s->v);
 		s->run = xgrow(s->run, &s->capr, s->n + 1, sizeof *s->run);
 		s->v[s->n] = w.speed;

@@ -19,6 +19,8 @@
  * and line (it would be the min or the max); a mean whose sum overflows is
  * an error naming the configuration.
  *
+ * Configurations and runs are found in hash tables: linear in the input.
+ *
  * Meta lines ('#') are copied to the output as they come, so all come before
  * the records, printed at the end. "# mode=dlperf" before the first record
  * selects DLPerf's mode, as -c dlperf does; a mode line after it is an error.
@@ -43,6 +45,9 @@ struct config {
 
 static struct config *configs;
 static size_t nconfigs, capconfigs;
+static struct hash config_index; /* (framework, key) → configs[i] */
+static struct hash run_index;    /* (configuration, run) → its runs[i] */
+static struct hkey hk;
 static int dlperf;
 
 /* Every file-scope variable to its start value: main may run again in one
@@ -52,15 +57,19 @@ static void reset(void)
 {
 	configs = NULL;
 	nconfigs = capconfigs = 0;
+	config_index = run_index = (struct hash){0};
+	hk = (struct hkey){0};
 	dlperf = 0;
 }
 
 static struct config *config_get(const char *framework, const char *key)
 {
-	for (size_t i = 0; i < nconfigs; i++)
-		if (strcmp(configs[i].framework, framework) == 0 &&
-		    strcmp(configs[i].key, key) == 0)
-			return &configs[i];
+	hkey_start(&hk);
+	hkey_str(&hk, framework);
+	hkey_str(&hk, key);
+	size_t i = hash_intern(&config_index, &hk, nconfigs);
+	if (i < nconfigs)
+		return &configs[i];
 	configs = xgrow(configs, &capconfigs, nconfigs + 1, sizeof *configs);
 	struct config *c = &configs[nconfigs++];
 	memset(c, 0, sizeof *c);
@@ -87,9 +96,11 @@ static void add(struct input *in)
 	double v = w.speed;
 
 	struct config *c = config_get(in->f[0], in->f[1]);
-	for (size_t i = 0; i < c->n; i++) {
-		if (c->runs[i].id != id)
-			continue;
+	hkey_start(&hk);
+	hkey_long(&hk, (long)(c - configs));
+	hkey_long(&hk, id);
+	size_t i = hash_intern(&run_index, &hk, c->n);
+	if (i < c->n) {
 		if (!dlperf)
 			record_die(in, "duplicate run %ld of %s %s", id, c->framework, c->key);
 		c->runs[i].speed = v;

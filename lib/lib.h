@@ -15,6 +15,7 @@
  *   medrec.c  the median record that speedup and table read
  *   key.c     <N>n<G>g_b<B>_<prec> keys and their ladder order
  *   published.c  a published table (data/dlperf), read for table and plot
+ *   hash.c    keys of several parts, hash tables, items grouped by key
  */
 #ifndef DLBENCH_LIB_H
 #define DLBENCH_LIB_H
@@ -252,6 +253,46 @@ void medrec_stats(struct input *in, int median_nf, struct medrec *r);
  * tsearch tree (NULL at first) of the records' field[0]: O(log n) each. */
 void medrec_unique(const struct input *in, const struct medrec *r, void **seen);
 
+/* ---- hash tables (hash.c) ---------------------------------------------- */
+
+/* A key of several parts in a buffer that grows (start it with {0}):
+ * strings, each with its NUL (so "ab","c" is not "a","bc"), and longs. */
+struct hkey {
+	char *b;
+	size_t n, cap;
+};
+/* Empty the key (its buffer is kept), then add its parts in order. */
+void hkey_start(struct hkey *k);
+void hkey_str(struct hkey *k, const char *s);
+void hkey_long(struct hkey *k, long v);
+
+/* A table from keys (copied) to indices, expected O(1) a call (FNV-1a,
+ * open addressing, at most half full); {0} is empty. It is never iterated,
+ * so no output order depends on it. */
+struct hash {
+	struct hslot *slot;
+	size_t cap, n;
+};
+#define HASH_NONE ((size_t)-1)
+/* The value of k; when k is absent it is added with value, which is
+ * returned (so "== value" says that k is new). */
+size_t hash_intern(struct hash *h, const struct hkey *k, size_t value);
+/* The value of k, or HASH_NONE. */
+size_t hash_find(const struct hash *h, const struct hkey *k);
+void hash_free(struct hash *h);
+
+/* Items (0, 1, ... in any order) grouped by key; {0} is empty. Group ids
+ * count from 0 in the order their first item was added; a group's items
+ * are first[id], next[first[id]], ... (HASH_NONE ends), in the order added. */
+struct groups {
+	struct hash index;
+	size_t n, *first, *last, *next;
+	size_t capfirst, caplast, capnext;
+};
+/* Add item to the group of k; returns the group's id. */
+size_t groups_add(struct groups *g, const struct hkey *k, size_t item);
+void groups_free(struct groups *g);
+
 /* ---- published tables (published.c) ------------------------------------ */
 
 /* One line of a published table: framework, key, samples_per_s, speedup. */
@@ -267,8 +308,12 @@ struct published {
  * count. Dies naming file and line: "3 fields, expected 4", "key 'x' is not
  * <N>n<G>g_b<B>_<prec>", "samples_per_s 'x' is not a number" (is not
  * positive, rounds to 0.00), "speedup 'x' ...", "duplicate configuration
- * <framework> <key>". */
-size_t published_read(const char *path, struct published **out);
+ * <framework> <key>". index (NULL: none wanted) gets each line's index by
+ * its published_key. */
+size_t published_read(const char *path, struct published **out, struct hash *index);
+/* The key of a framework and a key text (key_format's) in a published
+ * table's index. */
+void published_key(struct hkey *k, const char *framework, const char *keytext);
 void published_free(struct published *p, size_t n);
 
 #ifdef __cplusplus

@@ -108,7 +108,10 @@ void medrec_stats(struct input *in, int median_nf, struct medrec *r)
 		record_die(in, "cv_pct '%s' is negative", in->f[9]);
 	r->outliers = strcmp(o, "-") != 0;
 	while (r->outliers) {
-		if (*o < '0' || *o > '9' || strtol(o, &end, 10) > 1000000000 || end - o > 10)
+		/* as median writes them: no leading zero (JSON has none: table
+		 * -s json copies them) */
+		if (*o < '0' || *o > '9' || strtol(o, &end, 10) > 1000000000 || end - o > 10 ||
+		    (*o == '0' && end - o > 1))
 			record_die(in, "outliers '%s' is not run numbers joined by ','", in->f[10]);
 		if (*end == '\0')
 			break;

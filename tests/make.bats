@@ -79,6 +79,42 @@ setup() {
 	! pgrep -f 'fake-train' >/dev/null || false
 }
 
+@test "launch's supervisor killed outright: the run fails, its half-written log goes, the logs and result there stay, the job is stopped" {
+	d=$T/logs/fake/1n1g_b16_fp32
+	run -0 "${MK[@]}" RUNS=1 "$T/results/1n1g_b16_fp32.md"
+	cp "$d/1.log" "$T/1.log.before"
+	cp "$T/results/1n1g_b16_fp32.md" "$T/md.before"
+	FAKE_HANG=1n1g_b16_fp32 FAKE_PIDS=$T/pids "${MK[@]}" RUNS=2 \
+		"$T/results/1n1g_b16_fp32.md" >"$T/out" 2>&1 &
+	mp=$!
+	for _ in $(seq 100); do
+		[ -s "$T/pids" ] && break
+		sleep 0.1
+	done
+	read -r shell supervisor sleeper <"$T/pids"
+	# launch's header is written: run 2's log is half-written now.
+	grep -q '^# launch key=1n1g_b16_fp32 ' "$d/2.log.tmp"
+	[ "$(cat "/proc/$supervisor/comm")" = launch ]
+	kill -KILL "$supervisor"
+	status=0
+	wait "$mp" || status=$?
+	cat "$T/out"
+	[ "$status" -eq 2 ]
+	grep -qx 'launch: 1n1g_b16_fp32: supervisor killed by signal 9 (Killed)' "$T/out"
+	grep -q 'make: fake 1n1g_b16_fp32 run 2 failed (exit 137); no log kept' "$T/out"
+	[ ! -e "$d/2.log" ] && [ ! -e "$d/2.log.tmp" ]
+	cmp "$T/1.log.before" "$d/1.log"
+	cmp "$T/md.before" "$T/results/1n1g_b16_fp32.md"
+	# launch (the outer process) exits only once nothing of the job is left;
+	# what is left is named and ended (it would hold this test's output open).
+	left=()
+	for pid in "$shell" "$sleeper"; do
+		state=$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null) || continue
+		[ "$state" = Z ] || left+=("$pid")
+	done
+	[ ${#left[@]} -eq 0 ] || { echo "still running: ${left[*]}"; kill -KILL "${left[@]}"; false; }
+}
+
 @test "the JSON result has DLPerf's schema" {
 	run -0 "${MK[@]}" RUNS=1 "$T/results/1n1g_b16_fp32.json"
 	[[ "$(cat "$T/results/1n1g_b16_fp32.json")" == '{"r50": {"1n1g": {"average_speed": '*', "batch_size_per_device": 16, "median_speed": '*', "speedup": 1.0'* ]]

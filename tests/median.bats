@@ -115,6 +115,17 @@ IN
 	[ "$stderr" = "median: $BATS_TEST_TMPDIR/a:1: duplicate run 1 of pytorch 1n1g_b128_fp32" ]
 }
 
+@test "3,000 configurations with interleaved runs: in the order first met, and a run met twice among them found" {
+	awk 'BEGIN { for (r = 1; r <= 2; r++) for (i = 1; i <= 3000; i++)
+		printf "f%d\t1n1g_b%d_fp32\t%d\t%d.00\n", i % 7, i, r, i + r }' > "$BATS_TEST_TMPDIR/many"
+	run -0 median7 "$BATS_TEST_TMPDIR/many"
+	[ "$output" = "$(awk 'BEGIN { for (i = 1; i <= 3000; i++)
+		printf "f%d\t1n1g_b%d_fp32\t%.2f\t%.2f\t%d.00\t%d.00\t2\n", i % 7, i, i + 1.5, i + 1.5, i + 1, i + 2 }')" ]
+	printf 'f1\t1n1g_b2997_fp32\t1\t5.00\n' >> "$BATS_TEST_TMPDIR/many"
+	run -1 --separate-stderr median "$BATS_TEST_TMPDIR/many"
+	[ "$stderr" = "median: $BATS_TEST_TMPDIR/many:6001: duplicate run 1 of f1 1n1g_b2997_fp32" ]
+}
+
 @test "-c dlperf lets a later run replace the earlier one in its place" {
 	run -0 median -c dlperf <<'IN'
 a	1n1g_b128_fp32	1	1.00

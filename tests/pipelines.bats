@@ -1,33 +1,263 @@
 #!/usr/bin/env bats
-# The pipelines write the settings their framework ran with into the log, as
-# one "# settings key=value ..." line (doc/formats.md). The GPU frameworks'
-# scripts are not here: a stand-in python (PYTHON=true) lets each command
-# run under launch as make runs it, and the line it writes is checked.
+# The GPU pipelines (pytorch, ngc-pytorch, oneflow, plsc; pipelines/*.mk).
+# Their frameworks are not here, so: the command make gives launch for a key,
+# under SETTINGS=best and SETTINGS=dlperf, is checked flag for flag from
+# `make -n` (where each flag comes from: doc/pipelines.md); a stand-in python
+# lets the commands run under launch, which shows the setting lines they write
+# and the train.py plsc edits; and those lines reach table's footer.
 
 bats_require_minimum_version 1.5.0
 load helper
 
-# cmd FW: the framework's command as make expands it.
-cmd() {
-	make -s --no-print-directory -C "$ROOT" CUDA=0 PYTHON=true PYTORCH_EXAMPLES=/x IMAGENET=/y \
-		DLE_CONVNETS=/ PLSC=/ ONEFLOW_CNNS=/o --eval "pc: ; \$(info \$(${1}_CMD))@:" pc 2>/dev/null |
-		tail -n 1
+# mk ARGS…: make -n in the repository, the pipelines' paths given, and a
+# jemalloc path of its own (so that the commands do not depend on this host).
+mk() {
+	make -n -s --no-print-directory -C "$ROOT" CUDA=0 BIN="${BIN_UNDER_TEST:-$ROOT/bin}" RUNS=1 \
+		LOGDIR="$BATS_TEST_TMPDIR/logs" RESULTS="$BATS_TEST_TMPDIR/results" \
+		PYTHON="${PY:-py}" JEMALLOC=/je.so DLE_CONVNETS=/dle IMAGENET=/in PYTORCH_EXAMPLES=/pe \
+		PLSC="${PLSC:-/plsc}" ONEFLOW_CNNS=/of "$@"
 }
 
-@test "each GPU pipeline writes its settings as environment lines, after launch's own line" {
-	for spec in "pytorch 1n1g_b2_fp32 layout=nchw precision=fp32 workers=8 dist_backend=nccl" \
-		"ngc-pytorch 1n1g_b2_amp layout=nchw data_backend=dali-cpu amp=dynamic-loss-scale" \
-		"ngc-pytorch 1n1g_b2_fp32 layout=nchw data_backend=dali-cpu amp=none" \
-		"oneflow 1n1g_b2_fp16 layout=nchw use_fp16=yes data=synthetic" \
-		"plsc 1n1g_b2_fp32 loss_type=script-default"; do
-		read -r fw key want <<<"$spec"
-		c=$(cmd "$fw")
-		[ -n "$c" ]
-		eval "run -0 --separate-stderr launch $key -- $c"
-		# launch's own lines first, then the pipeline's
-		got=$(grep '^# env node=0 setting\.' <<<"$output" | sed 's/^# env node=0 setting\.//' | paste -sd' ')
-		[ "$got" = "$want" ]
+# plan FW KEY ARGS…: the command make -n gives launch for KEY's first run,
+# the repository's path written as $ROOT.
+plan() {
+	local fw=$1 key=$2 out
+	shift 2
+	out=$(mk FRAMEWORK="$fw" "$@" "$BATS_TEST_TMPDIR/results/$key.md") || return
+	out=$(grep -F " $key -- " <<<"$out") || return
+	out=${out#* "$key" -- }
+	out=${out#"${out%%[! ]*}"}
+	out=${out% > "$BATS_TEST_TMPDIR/logs/$fw/$key/1.log.tmp"*}
+	printf '%s\n' "${out//"$ROOT"/\$ROOT}"
+}
+
+# j WORDS…: the words joined by one space.
+j() {
+	local IFS=' '
+	printf '%s\n' "$*"
+}
+
+# same GOT WANT: equal, or both printed.
+same() {
+	[ "$1" = "$2" ] || { printf 'got:  %s\nwant: %s\n' "$1" "$2"; false; }
+}
+
+PN="\$ROOT/pipelines/per-node bash -c '"
+SET='printf "# env node=0 setting.%s\n"'
+JE='allocator=jemalloc malloc_conf=dirty_decay_ms:-1,muzzy_decay_ms:-1'
+
+@test "ngc-pytorch: DLE's best (static loss scale 256, DALI on the CPU, 8 threads, NCHW, jemalloc) and DLPerf's command" {
+	same "$(plan ngc-pytorch 1n8g_b128_amp)" "$(j "${PN}cd /dle &&" "$SET" settings=best "$JE" \
+		layout=nchw data_backend=dali-cpu workers=8 amp=static-loss-scale-256 '&& exec env' \
+		'LD_PRELOAD=/je.so MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1 py ./multiproc.py' \
+		'--nnodes 1 --node_rank $NODE_RANK --nproc_per_node 8 --master_addr $MASTER_ADDR' \
+		'--master_port $MASTER_PORT ./main.py --arch resnet50 -b 128 --training-only -p 1' \
+		'--epochs 1 --prof 150 --no-checkpoints --data-backend dali-cpu -j 8 --memory-format nchw' \
+		"--amp --static-loss-scale 256 /in'")"
+	same "$(plan ngc-pytorch 1n1g_b64_fp32)" "$(j "${PN}cd /dle &&" "$SET" settings=best "$JE" \
+		layout=nchw data_backend=dali-cpu workers=8 amp=none '&& exec env' \
+		'LD_PRELOAD=/je.so MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1 py ./multiproc.py' \
+		'--nnodes 1 --node_rank $NODE_RANK --nproc_per_node 1 --master_addr $MASTER_ADDR' \
+		'--master_port $MASTER_PORT ./main.py --arch resnet50 -b 64 --training-only -p 1' \
+		"--epochs 1 --prof 150 --no-checkpoints --data-backend dali-cpu -j 8 --memory-format nchw /in'")"
+	# DLPerf's single_node_train.sh; --prof 150 for our window (125 iterations)
+	same "$(plan ngc-pytorch 1n8g_b128_amp SETTINGS=dlperf)" "$(j "${PN}cd /dle &&" "$SET" \
+		settings=dlperf allocator=glibc layout=nchw data_backend=dali-cpu workers=8 \
+		amp=dynamic-loss-scale '&& exec py ./multiproc.py --nnodes 1 --node_rank $NODE_RANK' \
+		'--nproc_per_node 8 --master_addr $MASTER_ADDR --master_port $MASTER_PORT ./main.py' \
+		'--data-backend dali-cpu --raport-file ./raport.json -j8 -p 1 --lr 1.024' \
+		'--optimizer-batch-size -1 --warmup 8 --arch resnet50 -c fanin --label-smoothing 0.1' \
+		'--lr-schedule cosine --mom 0.125 --wd 3.0517578125e-05 --workspace ./ -b 128 --epochs 1' \
+		"--prof 150 --training-only --no-checkpoints --amp --dynamic-loss-scale /in'")"
+	same "$(plan ngc-pytorch 1n1g_b64_fp32 SETTINGS=dlperf)" "$(j "${PN}cd /dle &&" "$SET" \
+		settings=dlperf allocator=glibc layout=nchw data_backend=dali-cpu workers=8 amp=none \
+		'&& exec py ./multiproc.py --nnodes 1 --node_rank $NODE_RANK' \
+		'--nproc_per_node 1 --master_addr $MASTER_ADDR --master_port $MASTER_PORT ./main.py' \
+		'--data-backend dali-cpu --raport-file ./raport.json -j8 -p 1 --lr 0.064' \
+		'--optimizer-batch-size -1 --warmup 8 --arch resnet50 -c fanin --label-smoothing 0.1' \
+		'--lr-schedule cosine --mom 0.125 --wd 3.0517578125e-05 --workspace ./ -b 64 --epochs 1' \
+		"--prof 150 --training-only --no-checkpoints /in'")"
+	# the knobs for another DGX, and no jemalloc where there is none
+	same "$(plan ngc-pytorch 1n1g_b64_fp32 JEMALLOC= DLE_WORKERS=16 DLE_DATA_BACKEND=dali-gpu \
+		DLE_MEMORY_FORMAT=nhwc)" "$(j "${PN}cd /dle &&" "$SET" settings=best allocator=glibc \
+		layout=nhwc data_backend=dali-gpu workers=16 amp=none '&& exec env py ./multiproc.py' \
+		'--nnodes 1 --node_rank $NODE_RANK --nproc_per_node 1 --master_addr $MASTER_ADDR' \
+		'--master_port $MASTER_PORT ./main.py --arch resnet50 -b 64 --training-only -p 1' \
+		"--epochs 1 --prof 150 --no-checkpoints --data-backend dali-gpu -j 16 --memory-format nhwc /in'")"
+}
+
+@test "pytorch: one data worker per CPU and jemalloc at best, DLPerf's 8 workers; fp32 only" {
+	# the autotuner as main.py sets it (on until 2022-09)
+	local cb='cudnn_benchmark=$(grep -qs "^ *cudnn.benchmark = True" /pe/main.py && echo on || echo off)'
+	same "$(plan pytorch 1n1g_b64_fp32)" "$(j "${PN}workers=\$(getconf _NPROCESSORS_ONLN) &&" \
+		"$SET" settings=best "$JE" layout=nchw precision=fp32 "$cb" \
+		'workers=$workers dist_backend=nccl && exec env LD_PRELOAD=/je.so' \
+		'MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1 py /pe/main.py -a resnet50 -b 64 --epochs 1' \
+		'--print-freq 1 --workers $workers --multiprocessing-distributed --dist-backend nccl' \
+		"--dist-url tcp://\$MASTER_ADDR:\$MASTER_PORT --world-size 1 --rank \$NODE_RANK /in'")"
+	# main.py takes the node's batch
+	same "$(plan pytorch 2n8g_b128_fp32 PYTORCH_WORKERS=48)" "$(j "${PN}workers=48 &&" \
+		"$SET" settings=best "$JE" layout=nchw precision=fp32 "$cb" \
+		'workers=$workers dist_backend=nccl && exec env LD_PRELOAD=/je.so' \
+		'MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1 py /pe/main.py -a resnet50 -b 1024 --epochs 1' \
+		'--print-freq 1 --workers $workers --multiprocessing-distributed --dist-backend nccl' \
+		"--dist-url tcp://\$MASTER_ADDR:\$MASTER_PORT --world-size 2 --rank \$NODE_RANK /in'")"
+	same "$(plan pytorch 1n1g_b64_fp32 SETTINGS=dlperf)" "$(j "$PN$SET" settings=dlperf \
+		allocator=glibc layout=nchw precision=fp32 "$cb" workers=8 dist_backend=nccl \
+		'&& exec py /pe/main.py --arch resnet50 --epochs 1 --batch-size 64 --lr 0.064 --workers 8' \
+		'--momentum 0.125 --print-freq 1 --multiprocessing-distributed --dist-backend nccl' \
+		"--dist-url tcp://\$MASTER_ADDR:\$MASTER_PORT --world-size 1 --rank \$NODE_RANK /in'")"
+	for s in best dlperf; do
+		run -2 mk FRAMEWORK=pytorch SETTINGS=$s "$BATS_TEST_TMPDIR/results/1n8g_b128_amp.md"
+		[[ "${lines[-1]}" == *"*** FRAMEWORK=pytorch SETTINGS=$s runs fp32 only, not 1n1g_b128_amp.  Stop." ]]
 	done
+}
+
+@test "oneflow: the script's own fp16 and fp32 flags at best; DLPerf's rn50_train.sh" {
+	local fp16='--use_fp16 --channel_last=True --pad_output'
+	local fuse='--fuse_bn_relu=True --fuse_bn_add_relu=True --nccl_fusion_threshold_mb=16 --nccl_fusion_max_ops=24 --gpu_image_decoder=True'
+	local fuseset='fuse_bn_relu=yes fuse_bn_add_relu=yes nccl_fusion=16mb,24ops gpu_image_decoder=yes nccl_launch_mode=PARALLEL'
+	local opt='--optimizer=sgd --momentum=0.875 --label_smoothing=0.1 --learning_rate=0.001'
+	same "$(plan oneflow 1n8g_b128_amp)" "$(j "$PN$SET" settings=best layout=nhwc use_fp16=yes \
+		"$fuseset" data=synthetic '&& exec env PYTHONUNBUFFERED=1 NCCL_LAUNCH_MODE=PARALLEL py' \
+		/of/of_cnn_train_val.py --num_examples=122880 --num_nodes=1 --gpu_num_per_node=8 "$opt" \
+		--loss_print_every_n_iter=20 --batch_size_per_device=128 --val_batch_size_per_device=125 \
+		--num_epoch=1 "$fp16" "$fuse" "--node_ips=\$NODE_IPS --model=resnet50'")"
+	same "$(plan oneflow 1n1g_b64_fp32 DATA=/d)" "$(j "$PN$SET" settings=best layout=nchw use_fp16=no \
+		"$fuseset" data=ofrecord '&& exec env PYTHONUNBUFFERED=1 NCCL_LAUNCH_MODE=PARALLEL py' \
+		/of/of_cnn_train_val.py --num_examples=7680 --train_data_dir=/d/train \
+		--train_data_part_num=256 --num_nodes=1 --gpu_num_per_node=1 "$opt" \
+		--loss_print_every_n_iter=20 --batch_size_per_device=64 --val_batch_size_per_device=125 \
+		--num_epoch=1 --channel_last=False "$fuse" "--node_ips=\$NODE_IPS --model=resnet50'")"
+	same "$(plan oneflow 1n8g_b128_amp SETTINGS=dlperf)" "$(j "$PN$SET" settings=dlperf layout=nhwc \
+		use_fp16=yes "$fuseset" data=synthetic \
+		'&& exec env PYTHONUNBUFFERED=1 NCCL_LAUNCH_MODE=PARALLEL py' \
+		/of/of_cnn_train_val.py --num_examples=122880 --num_nodes=1 --gpu_num_per_node=8 "$opt" \
+		--loss_print_every_n_iter=20 --batch_size_per_device=128 --val_batch_size_per_device=125 \
+		--num_epoch=1 "$fp16" "$fuse" --log_dir=./log "--node_ips=\$NODE_IPS --model=resnet50'")"
+	same "$(plan oneflow 1n1g_b64_fp32 SETTINGS=dlperf)" "$(j "$PN$SET" settings=dlperf layout=nchw \
+		use_fp16=no data=synthetic '&& exec env PYTHONUNBUFFERED=1 py' /of/of_cnn_train_val.py \
+		--num_examples=7680 --num_nodes=1 --gpu_num_per_node=1 --learning_rate=0.001 \
+		--loss_print_every_n_iter=20 --batch_size_per_device=64 --val_batch_size_per_device=125 \
+		--num_epoch=1 --log_dir=./log "--node_ips=\$NODE_IPS --model=resnet50'")"
+}
+
+@test "plsc: mixed precision with Paddle's cuDNN flags at best; DLPerf's runner, fp32 at 128 only" {
+	local launch='-m paddle.distributed.launch --cluster_node_ips=$NODE_IPS --node_ip=$(echo $NODE_IPS | cut -d, -f$(( NODE_RANK + 1 )))'
+	local flags='FLAGS_cudnn_exhaustive_search=1 FLAGS_conv_workspace_size_limit=4000 FLAGS_cudnn_batchnorm_spatial_persistent=1'
+	local fset='cudnn_exhaustive_search=1 conv_workspace_size_limit=4000 cudnn_batchnorm_spatial_persistent=1'
+	local tmp='cd /plsc && t=$(mktemp -d) && trap "rm -rf $t" EXIT && sed'
+	local bs='-e "s/^\(\s*\)ins\.set_train_batch_size\s*=.*/\1ins.set_train_batch_size'
+	same "$(plan plsc 1n8g_b128_amp)" "$(j "$PN$tmp" "$bs(128)/\"" \
+		'-e "s/^\(\s*\)ins = Entry()/&\n\1ins.set_mixed_precision(True)/"' \
+		'-e "s/^LOSS_TYPE = .*/LOSS_TYPE = \"dist_arcface\"/" train.py > $t/train.py &&' "$SET" \
+		settings=best layout=nchw precision=amp batch=128 loss_type=dist_arcface "$fset" \
+		'&& PYTHONPATH=/plsc${PYTHONPATH:+:$PYTHONPATH}' "$flags" py "$launch" \
+		"--selected_gpus=0,1,2,3,4,5,6,7 \$t/train.py'")"
+	same "$(plan plsc 1n1g_b64_fp32)" "$(j "$PN$tmp" "$bs(64)/\"" \
+		'-e "s/^LOSS_TYPE = .*/LOSS_TYPE = \"arcface\"/" train.py > $t/train.py &&' "$SET" \
+		settings=best layout=nchw precision=fp32 batch=64 loss_type=arcface \
+		'&& PYTHONPATH=/plsc${PYTHONPATH:+:$PYTHONPATH}' "py \$t/train.py'")"
+	same "$(plan plsc 1n8g_b128_fp32 SETTINGS=dlperf)" "$(j "$PN$tmp" \
+		'-e "s/\(ins.set_train_batch_size=\)\S*/ins.set_train_batch_size=128/"' \
+		'-e "s/^LOSS_TYPE = .*/LOSS_TYPE = \"dist_arcface\"/" train.py > $t/train.py &&' "$SET" \
+		settings=dlperf layout=nchw precision=fp32 batch=128 loss_type=dist_arcface \
+		'&& PYTHONPATH=/plsc${PYTHONPATH:+:$PYTHONPATH} py' "$launch" \
+		"--selected_gpus=0,1,2,3,4,5,6,7 \$t/train.py'")"
+	run -2 mk FRAMEWORK=plsc SETTINGS=dlperf "$BATS_TEST_TMPDIR/results/1n8g_b128_amp.md"
+	[[ "${lines[-1]}" == *"*** FRAMEWORK=plsc SETTINGS=dlperf runs fp32 only, not 1n1g_b128_amp.  Stop." ]]
+	run -2 mk FRAMEWORK=plsc SETTINGS=dlperf "$BATS_TEST_TMPDIR/results/1n1g_b64_fp32.md"
+	[[ "${lines[-1]}" == *"*** FRAMEWORK=plsc SETTINGS=dlperf runs batch 128 only (DLPerf's train.py keeps PLSC's default), not 1n1g_b64_fp32.  Stop." ]]
+}
+
+@test "a SETTINGS other than best or dlperf stops make with one line" {
+	for fw in pytorch ngc-pytorch oneflow plsc; do
+		run -2 mk FRAMEWORK=$fw SETTINGS=fast "$BATS_TEST_TMPDIR/results/1n1g_b128_fp32.md"
+		[[ "${lines[-1]}" == *"*** SETTINGS=fast: expected best or dlperf.  Stop." ]]
+	done
+}
+
+# A stand-in python: prints how it was started, then any script it was given
+# that exists (plsc's edited train.py), then what $PY_OUT holds (a log).
+stand_in() {
+	PY=$BATS_TEST_TMPDIR/py
+	cat >"$PY" <<-'SH'
+		#!/bin/bash
+		echo "py $*"
+		for a; do [[ $a != *.py || ! -f $a ]] || cat "$a"; done
+		[ -z "${PY_OUT:-}" ] || cat "$PY_OUT"
+	SH
+	chmod +x "$PY"
+	PLSC=$BATS_TEST_TMPDIR/plsc
+	mkdir -p "$PLSC"
+	# the lines of DLPerf's train.py that its runner and ours edit
+	printf '%s\n' "LOSS_TYPE = 'dist_arcface'" "def main():" "    ins = Entry()" \
+		"    ins.set_train_batch_size=128" "    ins.train()" >"$PLSC/train.py"
+}
+
+# settings_of LOG…: a run's setting lines, as name=value words.
+settings_of() {
+	grep '^# env node=0 setting\.' <<<"$1" | sed 's/^# env node=0 setting\.//' | paste -sd' '
+}
+
+@test "under launch, each command writes its setting lines and starts its script" {
+	stand_in
+	c=$(plan ngc-pytorch 1n1g_b2_amp DLE_CONVNETS="$BATS_TEST_TMPDIR")
+	eval "run -0 --separate-stderr launch 1n1g_b2_amp -- $c"
+	same "$(settings_of "$output")" "settings=best $JE layout=nchw data_backend=dali-cpu workers=8 amp=static-loss-scale-256"
+	[[ "$output" == *$'\npy ./multiproc.py --nnodes 1 --node_rank 0 --nproc_per_node 1 --master_addr localhost --master_port 29500 ./main.py '* ]]
+	mkdir -p "$BATS_TEST_TMPDIR/pe"
+	echo "    cudnn.benchmark = True" >"$BATS_TEST_TMPDIR/pe/main.py"
+	c=$(plan pytorch 1n1g_b2_fp32 PYTORCH_EXAMPLES="$BATS_TEST_TMPDIR/pe")
+	eval "run -0 --separate-stderr launch 1n1g_b2_fp32 -- $c"
+	same "$(settings_of "$output")" "settings=best $JE layout=nchw precision=fp32 cudnn_benchmark=on workers=$(getconf _NPROCESSORS_ONLN) dist_backend=nccl"
+	[[ "$output" == *"--workers $(getconf _NPROCESSORS_ONLN) "* ]]
+	c=$(plan oneflow 1n1g_b2_fp32 SETTINGS=dlperf)
+	eval "run -0 --separate-stderr launch 1n1g_b2_fp32 -- $c"
+	same "$(settings_of "$output")" "settings=dlperf layout=nchw use_fp16=no data=synthetic"
+	[[ "$output" == *"--node_ips=localhost --model=resnet50"* ]]
+}
+
+@test "plsc edits a copy of train.py: batch, loss and mixed precision at best, DLPerf's edit at dlperf" {
+	stand_in
+	cp "$PLSC/train.py" "$BATS_TEST_TMPDIR/orig"
+	c=$(plan plsc 1n1g_b64_amp)
+	eval "run -0 --separate-stderr launch 1n1g_b64_amp -- $c"
+	mapfile -t lines < <(grep -v '^#' <<<"$output")
+	[[ "${lines[0]}" == "py /"*/train.py ]]
+	same "$(printf '%s\n' "${lines[@]:1}")" "LOSS_TYPE = \"arcface\"
+def main():
+    ins = Entry()
+    ins.set_mixed_precision(True)
+    ins.set_train_batch_size(64)
+    ins.train()"
+	# the copy is gone, the checkout as it was
+	[ ! -e "${lines[0]#py }" ]
+	cmp "$PLSC/train.py" "$BATS_TEST_TMPDIR/orig"
+	c=$(plan plsc 1n1g_b128_fp32 SETTINGS=dlperf)
+	eval "run -0 --separate-stderr launch 1n1g_b128_fp32 -- $c"
+	same "$(settings_of "$output")" "settings=dlperf layout=nchw precision=fp32 batch=128 loss_type=arcface"
+	mapfile -t lines < <(grep -v '^#' <<<"$output")
+	same "$(printf '%s\n' "${lines[@]:1}")" "LOSS_TYPE = \"arcface\"
+def main():
+    ins = Entry()
+    ins.set_train_batch_size=128
+    ins.train()"
+}
+
+@test "a pipeline's settings reach table's footer" {
+	stand_in
+	# OneFlow's lines for iterations 20 and 120 (doc/formats.md), 10 s apart
+	export PY_OUT=$BATS_TEST_TMPDIR/of.log
+	printf 'train: epoch 0, iter %s, loss: 1.0, top_1: 0.0, top_k: 0.0, samples/s: 1.0 %s\n' \
+		20 1700000000.0 120 1700000010.0 >"$PY_OUT"
+	d=$BATS_TEST_TMPDIR/logs/oneflow/1n1g_b128_amp
+	mkdir -p "$d"
+	c=$(plan oneflow 1n1g_b128_amp)
+	eval "launch 1n1g_b128_amp -- $c" >"$d/1.log"
+	run -0 --separate-stderr bash -c "grep-iters '$d/1.log' | window | median | speedup | table"
+	same "${lines[-1]}" "- settings: settings best, layout nhwc, use_fp16 yes, fuse_bn_relu yes, fuse_bn_add_relu yes, nccl_fusion 16mb,24ops, gpu_image_decoder yes, nccl_launch_mode PARALLEL, data synthetic"
+	[[ "$(grep '^| 1 ' <<<"$output")" == "| 1 | 1 | 128 | 1280.00 |"* ]]
 }
 
 @test "grep-iters passes a pipeline's setting lines on with the run's identity" {

@@ -145,6 +145,19 @@ IN
 | 1 | 4 | 256 | 3137.44 | 3.91 | 5 | 0.8% | - |" ]
 }
 
+@test "scaling -p: 2,000 tables from rows far apart, in the order first met, rows in ladder order, published figures found" {
+	awk 'BEGIN { for (k = 2; k >= 1; k--) for (b = 1; b <= 2000; b++)
+		printf "f%d\t1n%dg_b%d_fp32\t%d.00\t%d.00\t%d.00\t%d.00\t1\t%d.00\n", b % 3, k, b, k * b, k * b, k * b, k * b, k }' > "$BATS_TEST_TMPDIR/in"
+	awk 'BEGIN { for (b = 2000; b >= 2; b -= 2) printf "f%d\t1n2g_b%d_fp32\t%d.50\t2.00\n", b % 3, b, 2 * b }' > "$BATS_TEST_TMPDIR/p"
+	run -0 table -p "$BATS_TEST_TMPDIR/p" "$BATS_TEST_TMPDIR/in"
+	[ "$output" = "$(awk 'BEGIN { for (b = 1; b <= 2000; b++) {
+		printf "%s## f%d b%d fp32\n\n", (b > 1 ? "\n" : ""), b % 3, b
+		print "| node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread | published |"
+		print "| --- | --- | --- | --- | --- | --- | --- | --- |"
+		printf "| 1 | 1 | %d | %d.00 | 1.00 | 1 | 0.0%% | - |\n", b, b
+		printf "| 1 | 2 | %d | %d.00 | 2.00 | 1 | 0.0%% | %s |\n", b, 2 * b, b % 2 ? "-" : (2 * b) ".50" } }')" ]
+}
+
 @test "a bad line in the published file is an error naming it" {
 	printf '# x\nngc-pytorch\t1n1g_b256_amp\t802.9\n' > "$BATS_TEST_TMPDIR/p"
 	run -1 --separate-stderr table -p "$BATS_TEST_TMPDIR/p" /dev/null
@@ -177,6 +190,18 @@ IN
 | 1 | 8 | 2458.74 | 2244.24 | 2625.38 |
 | 2 | 16 | 4849.68 | 4372.33 | 4895.27 |
 | 4 | 32 | 9418.44 | 8816.70 | 9348.17 |" ]
+}
+
+@test "compare: 500 tables of three frameworks from rows far apart, - where one lacks a row" {
+	awk 'BEGIN { for (f = 2; f >= 0; f--) for (k = 1; k <= 2; k++) for (b = 1; b <= 500; b++)
+		if (k == 1 || b % 3 != f)
+			printf "f%d\t1n%dg_b%d_fp32\t%d.00\t%d.00\t%d.00\t%d.00\t1\t%d.00\n", f, k, b, b + f, b + f, b + f, b + f, k }' > "$BATS_TEST_TMPDIR/in"
+	run -0 table -s compare "$BATS_TEST_TMPDIR/in"
+	[ "$output" = "$(awk 'BEGIN { for (b = 1; b <= 500; b++) {
+		printf "%s## b%d fp32\n\n| node num | device num | f0 | f1 | f2 |\n| --- | --- | --- | --- | --- |\n", (b > 1 ? "\n" : ""), b
+		printf "| 1 | 1 | %d.00 | %d.00 | %d.00 |\n| 1 | 2 |", b, b + 1, b + 2
+		for (f = 0; f <= 2; f++) printf " %s |", b % 3 == f ? "-" : (b + f) ".00"
+		print "" } }')" ]
 }
 
 @test "compare: OneFlow first, unknown frameworks last by name, one table per batch and precision" {
@@ -244,6 +269,14 @@ IN
 a	1n1g_b128_fp32	10.005	26.505	1.00	99.00	5	1.005
 IN
 	[ "$output" = '{"r50": {"1n1g": {"average_speed": 26.505, "batch_size_per_device": 128, "median_speed": 10.005, "speedup": 1.005}}}' ]
+}
+
+@test "json: an outlier run written with a leading zero is bad input, not a JSON number (0130; found by the fuzz campaign)" {
+	run -1 --separate-stderr table -s json <<<$'a\t1n1g_b16_fp32\t100.00\t100.00\t90.00\t110.00\t5\t95.00\t105.00\t5.00\t2,0130\t1.00\t0.00\t1.00'
+	[ -z "$output" ]
+	[ "$stderr" = "table: <stdin>:1: outliers '2,0130' is not run numbers joined by ','" ]
+	run -0 table -s json <<<$'a\t1n1g_b16_fp32\t100.00\t100.00\t90.00\t110.00\t5\t95.00\t105.00\t5.00\t0,130\t1.00\t0.00\t1.00'
+	[[ $output == *'"outlier_runs": [0,130]'* ]]
 }
 
 @test "meta lines are ignored" {

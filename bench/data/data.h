@@ -56,6 +56,10 @@ void sampler_init(sampler *s, long n, int rank, int world, uint64_t seed);
 /* The image of the k-th sample of this rank's stream (epochs one after the
  * other). Not thread-safe: the loader calls it under its lock. */
 long sampler_image(sampler *s, long k);
+/* Its place in the ranks' common stream: epoch * per_rank * world + its
+ * position in the padded permutation. When world divides n, the same
+ * number for the same image of the same epoch whatever the world. */
+long sampler_position(const sampler *s, long k);
 void sampler_free(sampler *s);
 
 /* ---- the crop and the resampler (crop.c) ---- */
@@ -134,6 +138,10 @@ typedef struct loader_config {
 	uint64_t seed;
 	void *(*host_alloc)(size_t bytes); /* batch buffers: pinned on GPUs */
 	void (*host_free)(void *p);
+	/* NULL, or a file that gets a line per sample handed out, "iter slot
+	 * position label top left height width flip path" (written as
+	 * trace.tmp, renamed by loader_close) */
+	const char *trace;
 } loader_config;
 
 /* Scans the tree (folder_scan's errors) and starts the threads. */

@@ -181,6 +181,12 @@ long sampler_image(sampler *s, long k)
 	return s->perm[(s->rank + pos * s->world) % s->n];
 }
 
+long sampler_position(const sampler *s, long k)
+{
+	long epoch = k / s->per_rank, pos = k % s->per_rank;
+	return epoch * s->per_rank * s->world + s->rank + pos * s->world;
+}
+
 void sampler_free(sampler *s)
 {
 	free(s->perm);

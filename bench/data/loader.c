@@ -4,11 +4,15 @@
  * slot (k / B) mod slots); a thread takes the next sample while the batch it
  * falls in has a free slot, decodes it straight into its place in the batch,
  * and the batch is ready when all B are in. Each sample's random numbers
- * come from (seed, rank, k) alone, so the batches do not depend on the
- * number of threads. A thread that fails stops the others and the trainer
- * dies with its message; nothing waits for a thread that has stopped.
+ * come from the seed and its place in the ranks' common stream alone
+ * (sampler_position), so the batches do not depend on the number of
+ * threads, and the global batch does not depend on the number of ranks
+ * when they divide the images. A thread that fails stops the others and
+ * the trainer dies with its message; nothing waits for a thread that has
+ * stopped. The trace (loader_config) lists every sample handed out.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,6 +25,9 @@ struct slot {
 	int32_t *labels; /* [batch] */
 	int done;        /* samples decoded into it */
 	double bytes;    /* of JPEG read for it */
+	long *image;     /* [batch]: the folder's index, for the trace */
+	long *position;  /* [batch]: sampler_position */
+	int (*box)[5];   /* [batch]: the crop and the flip */
 };
 
 struct loader {
@@ -39,6 +46,8 @@ struct loader {
 	pthread_t *th;
 	long images;
 	double bytes;
+	FILE *trace;
+	char *trace_path, *trace_tmp; /* copies: the caller's may not outlive loader_open */
 };
 
 static void check(int rc, const char *what)
@@ -61,13 +70,14 @@ static void *worker(void *arg)
 		if (l->stop || l->failed)
 			break;
 		long k = l->next++;
-		long img = sampler_image(&l->s, k);
+		long img = sampler_image(&l->s, k), pos = sampler_position(&l->s, k);
 		struct slot *s = &l->slots[(k / B) % l->nslots];
 		check(pthread_mutex_unlock(&l->mu), "pthread_mutex_unlock");
 		srng r;
-		srng_seed(&r, l->c.seed, (uint64_t)l->c.rank, (uint64_t)k);
+		srng_seed(&r, l->c.seed, 0, (uint64_t)pos);
+		int box[5];
 		long n = decode_sample(&d, l->f.path[img], &r, &o, s->img + (size_t)(k % B) * elems,
-				       NULL);
+				       box);
 		check(pthread_mutex_lock(&l->mu), "pthread_mutex_lock");
 		if (n < 0) {
 			if (!l->failed)
@@ -78,6 +88,9 @@ static void *worker(void *arg)
 			break;
 		}
 		s->labels[k % B] = l->f.label[img];
+		s->image[k % B] = img;
+		s->position[k % B] = pos;
+		memcpy(s->box[k % B], box, sizeof box);
 		s->bytes += (double)n;
 		if (++s->done == B)
 			check(pthread_cond_broadcast(&l->ready), "pthread_cond_broadcast");
@@ -97,8 +110,21 @@ loader *loader_open(const loader_config *c)
 	l->slots = xcalloc((size_t)l->nslots, sizeof *l->slots);
 	size_t bytes = (size_t)c->batch * 3 * c->image * c->image * sizeof(float);
 	for (int i = 0; i < l->nslots; i++) {
-		l->slots[i].img = c->host_alloc(bytes);
-		l->slots[i].labels = xmalloc((size_t)c->batch * sizeof(int32_t));
+		struct slot *s = &l->slots[i];
+		s->img = c->host_alloc(bytes);
+		s->labels = xmalloc((size_t)c->batch * sizeof *s->labels);
+		s->image = xmalloc((size_t)c->batch * sizeof *s->image);
+		s->position = xmalloc((size_t)c->batch * sizeof *s->position);
+		s->box = xmalloc((size_t)c->batch * sizeof *s->box);
+	}
+	if (c->trace) {
+		size_t n = strlen(c->trace) + sizeof ".tmp";
+		l->trace_path = xstrdup(c->trace);
+		l->trace_tmp = xmalloc(n);
+		snprintf(l->trace_tmp, n, "%s.tmp", c->trace);
+		if (!(l->trace = fopen(l->trace_tmp, "w")))
+			die("%s:", l->trace_tmp);
+		fprintf(l->trace, "# iter slot position label top left height width flip path\n");
 	}
 	check(pthread_mutex_init(&l->mu, NULL), "pthread_mutex_init");
 	check(pthread_cond_init(&l->work, NULL), "pthread_cond_init");
@@ -152,6 +178,10 @@ const float *loader_next(loader *l, const int32_t **labels, double *waited)
 	}
 	l->images += l->c.batch;
 	l->bytes += s->bytes;
+	for (int i = 0; l->trace && i < l->c.batch; i++)
+		fprintf(l->trace, "%ld %d %ld %d %d %d %d %d %d %s\n", l->consumer + 1, i,
+			s->position[i], s->labels[i], s->box[i][0], s->box[i][1], s->box[i][2],
+			s->box[i][3], s->box[i][4], l->f.path[s->image[i]]);
 	*labels = s->labels;
 	*waited = now() - t0;
 	return s->img;
@@ -183,6 +213,17 @@ void loader_close(loader *l)
 	for (int i = 0; i < l->nslots; i++) {
 		l->c.host_free(l->slots[i].img);
 		free(l->slots[i].labels);
+		free(l->slots[i].image);
+		free(l->slots[i].position);
+		free(l->slots[i].box);
+	}
+	if (l->trace) {
+		if (ferror(l->trace) | fclose(l->trace))
+			die("%s: write error", l->trace_tmp);
+		if (rename(l->trace_tmp, l->trace_path) != 0)
+			die("%s:", l->trace_path);
+		free(l->trace_tmp);
+		free(l->trace_path);
 	}
 	free(l->slots);
 	free(l->th);

@@ -1,8 +1,8 @@
 /*
  * supervise.c — running launch's job to its end and leaving nothing behind.
  *
- * Reads the job's argv, key and timeout, /proc (the processes below
- * launch) and the signals launch gets; writes the job's processes (it
+ * Reads the job's argv, key and timeout, the processes below launch
+ * (proctree.c) and the signals launch gets; writes the job's processes (it
  * starts them and stops them) and launch's diagnostics on stderr.
  *
  * launch runs as two processes, both named launch. The outer one, the pid
@@ -42,7 +42,6 @@
  */
 #include "launch.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -57,68 +56,6 @@
 #endif
 
 #define GRACE_S 5 /* SIGTERM → SIGKILL */
-
-/* Every live process below launch (children first-found order). With the
- * subreaper set, orphans of the job are re-parented to launch and stay in
- * this tree. zombies are skipped: their parent reaps them. */
-size_t descendants(pid_t **out)
-{
-	struct proc {
-		pid_t pid, ppid;
-		char state;
-	} *p = NULL;
-	size_t n = 0, cap = 0, nd = 0;
-	pid_t *d = NULL;
-	DIR *dir = opendir("/proc");
-	struct dirent *de;
-
-	if (!dir)
-		return *out = NULL, 0;
-	while ((de = readdir(dir))) {
-		char path[64], buf[512], *rp;
-		long pid;
-		if (parse_long(de->d_name, 1, 1L << 30, &pid) != 0)
-			continue;
-		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t r = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (r <= 0)
-			continue;
-		buf[r] = '\0';
-		/* The command name, in parentheses, may hold blanks and ')'. */
-		if (!(rp = strrchr(buf, ')')))
-			continue;
-		char state;
-		int ppid;
-		if (sscanf(rp + 1, " %c %d", &state, &ppid) != 2)
-			continue;
-		p = xgrow(p, &cap, n + 1, sizeof *p);
-		p[n++] = (struct proc){(pid_t)pid, (pid_t)ppid, state};
-	}
-	closedir(dir);
-	/* Breadth first from launch: d[] grows while it is walked. */
-	pid_t self = getpid();
-	d = xmalloc((n + 1) * sizeof *d);
-	for (size_t i = 0; i < n; i++)
-		if (p[i].ppid == self)
-			d[nd++] = p[i].pid;
-	for (size_t k = 0; k < nd; k++)
-		for (size_t i = 0; i < n; i++)
-			if (p[i].ppid == d[k])
-				d[nd++] = p[i].pid;
-	/* Drop the zombies now that their children are counted. */
-	size_t live = 0;
-	for (size_t k = 0; k < nd; k++)
-		for (size_t i = 0; i < n; i++)
-			if (p[i].pid == d[k] && p[i].state != 'Z')
-				d[live++] = d[k];
-	free(p);
-	*out = d;
-	return live;
-}
 
 /* Send sig to every live descendant (0: only count them). */
 static size_t kill_tree(int sig)

@@ -11,13 +11,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct series *series_of(struct plotdata *d, const struct input *in, const struct medrec *r,
-				size_t *cap)
+/* What the reading needs beyond d: capacities and hash tables (linear in
+ * the input). */
+struct reader {
+	size_t capseries, capenv;
+	struct hash series; /* framework → d->series[i] */
+	struct hash points; /* (series, nodes, gpus) → its pts[i] */
+	struct hash env;    /* (name, value) → d->env[i] */
+	struct hkey k;
+};
+
+static struct series *series_of(struct plotdata *d, struct reader *rd, const struct input *in,
+				const struct medrec *r)
 {
-	for (size_t i = 0; i < d->nseries; i++)
-		if (strcmp(d->series[i].framework, r->framework) == 0)
-			return &d->series[i];
-	d->series = xgrow(d->series, cap, d->nseries + 1, sizeof *d->series);
+	hkey_start(&rd->k);
+	hkey_str(&rd->k, r->framework);
+	size_t i = hash_intern(&rd->series, &rd->k, d->nseries);
+	if (i < d->nseries)
+		return &d->series[i];
+	d->series = xgrow(d->series, &rd->capseries, d->nseries + 1, sizeof *d->series);
 	struct series *s = &d->series[d->nseries++];
 	memset(s, 0, sizeof *s);
 	s->framework = xstrdup(r->framework);
@@ -28,21 +40,15 @@ static struct series *series_of(struct plotdata *d, const struct input *in, cons
 	return s;
 }
 
-static void add_point(struct series *s, const struct point *p)
+/* Ladder order: devices, then nodes (no two points have both equal). */
+static int cmp_point(const void *a, const void *b)
 {
-	size_t j = s->npts++;
+	const struct point *p = a, *q = b;
+	long dp = p->nodes * p->gpus, dq = q->nodes * q->gpus;
 
-	s->pts = xgrow(s->pts, &s->cap, s->npts, sizeof *s->pts);
-	/* Insertion in ladder order: devices, then nodes. */
-	while (j > 0) {
-		const struct point *q = &s->pts[j - 1];
-		long dp = p->nodes * p->gpus, dq = q->nodes * q->gpus;
-		if (dq < dp || (dq == dp && q->nodes <= p->nodes))
-			break;
-		s->pts[j] = s->pts[j - 1];
-		j--;
-	}
-	s->pts[j] = *p;
+	if (dp != dq)
+		return dp < dq ? -1 : 1;
+	return (p->nodes > q->nodes) - (p->nodes < q->nodes);
 }
 
 /* The record just read, parsed by medrec_parse and medrec_stats, as a
@@ -104,7 +110,7 @@ static void decode(char *s)
 }
 
 /* An environment meta line: its item counted. Other meta lines: nothing. */
-static void env_from(struct plotdata *d, const char *line, size_t *cap)
+static void env_from(struct plotdata *d, struct reader *rd, const char *line)
 {
 	char *copy = xstrdup(line), *save = NULL, *tok;
 
@@ -121,12 +127,12 @@ static void env_from(struct plotdata *d, const char *line, size_t *cap)
 		    !strcmp(tok, "node"))
 			continue;
 		decode(eq + 1);
-		size_t i = 0;
-		while (i < d->nenv &&
-		       (strcmp(d->env[i].name, tok) != 0 || strcmp(d->env[i].value, eq + 1) != 0))
-			i++;
+		hkey_start(&rd->k);
+		hkey_str(&rd->k, tok);
+		hkey_str(&rd->k, eq + 1);
+		size_t i = hash_intern(&rd->env, &rd->k, d->nenv);
 		if (i == d->nenv) {
-			d->env = xgrow(d->env, cap, d->nenv + 1, sizeof *d->env);
+			d->env = xgrow(d->env, &rd->capenv, d->nenv + 1, sizeof *d->env);
 			d->env[d->nenv++] = (struct envitem){xstrdup(tok), xstrdup(eq + 1), 0};
 		}
 		d->env[i].count++;
@@ -144,11 +150,20 @@ static int cmp_env(const void *a, const void *b)
 
 size_t env_find(const struct plotdata *d, const char *name, size_t *first)
 {
-	size_t n = 0;
+	size_t lo = 0, hi = d->nenv, n = 0;
 
-	for (size_t i = 0; i < d->nenv; i++)
-		if (strcmp(d->env[i].name, name) == 0 && n++ == 0)
-			*first = i;
+	/* d->env is sorted by name: the first not below name, by bisection */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(d->env[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo + n < d->nenv && strcmp(d->env[lo + n].name, name) == 0)
+		n++;
+	if (n)
+		*first = lo;
 	return n;
 }
 
@@ -180,12 +195,21 @@ static void name_machine(struct plotdata *d)
 		snprintf(d->machine, sizeof d->machine, "%s", host ? host : what);
 }
 
+static int cmp_pub(const void *a, const void *b)
+{
+	const struct pubpoint *p = a, *q = b;
+
+	return (p->devices > q->devices) - (p->devices < q->devices);
+}
+
 /* The published figures of the plot's framework, batch and precision. */
 static void read_published(struct plotdata *d, const char *path)
 {
 	struct published *p;
-	size_t n = published_read(path, &p), cap = 0;
+	size_t n = published_read(path, &p, NULL), cap = 0;
 	const struct series *s = &d->series[0];
+	struct hash devices = {0};
+	struct hkey k = {0};
 
 	d->pubname = path;
 	for (size_t i = 0; i < n; i++) {
@@ -193,27 +217,24 @@ static void read_published(struct plotdata *d, const char *path)
 		    strcmp(p[i].key.prec, s->prec) != 0)
 			continue;
 		long dev = p[i].key.nodes * p[i].key.gpus;
-		for (size_t j = 0; j < d->npub; j++)
-			if (d->pub[j].devices == dev)
-				die("%s: two figures for %s b%ld %s on %ld devices", path,
-				    s->framework, s->batch, s->prec, dev);
+		hkey_start(&k);
+		hkey_long(&k, dev);
+		if (hash_intern(&devices, &k, d->npub) != d->npub)
+			die("%s: two figures for %s b%ld %s on %ld devices", path, s->framework,
+			    s->batch, s->prec, dev);
 		d->pub = xgrow(d->pub, &cap, d->npub + 1, sizeof *d->pub);
 		d->pub[d->npub++] = (struct pubpoint){dev, p[i].speed, p[i].speedup};
 	}
 	published_free(p, n);
+	hash_free(&devices);
+	free(k.b);
 	if (d->npub == 0)
 		die("%s: no figure of %s b%ld %s", path, s->framework, s->batch, s->prec);
-	/* Ladder order (devices). */
-	for (size_t i = 1; i < d->npub; i++)
-		for (size_t j = i; j > 0 && d->pub[j].devices < d->pub[j - 1].devices; j--) {
-			struct pubpoint t = d->pub[j];
-			d->pub[j] = d->pub[j - 1];
-			d->pub[j - 1] = t;
-		}
+	qsort(d->pub, d->npub, sizeof *d->pub, cmp_pub); /* ladder order (devices) */
 }
 
 /* The record just read, checked against those before it. */
-static void add_record(struct plotdata *d, struct input *in, int compare, size_t *cap)
+static void add_record(struct plotdata *d, struct reader *rd, struct input *in, int compare)
 {
 	struct medrec r;
 	struct point p;
@@ -237,33 +258,42 @@ static void add_record(struct plotdata *d, struct input *in, int compare, size_t
 	if (!compare && d->nseries && strcmp(r.framework, d->series[0].framework) != 0)
 		record_die(in, "a second framework, %s after %s (-s compare takes several)",
 			   r.framework, d->series[0].framework);
-	struct series *s = series_of(d, in, &r, cap);
-	for (size_t i = 0; i < s->npts; i++)
-		if (s->pts[i].nodes == r.key.nodes && s->pts[i].gpus == r.key.gpus)
-			record_die(in, "duplicate configuration %s %s", r.framework, r.keytext);
-	add_point(s, &p);
+	struct series *s = series_of(d, rd, in, &r);
+	hkey_start(&rd->k);
+	hkey_long(&rd->k, (long)(s - d->series));
+	hkey_long(&rd->k, r.key.nodes);
+	hkey_long(&rd->k, r.key.gpus);
+	if (hash_intern(&rd->points, &rd->k, s->npts) != s->npts)
+		record_die(in, "duplicate configuration %s %s", r.framework, r.keytext);
+	s->pts = xgrow(s->pts, &s->cap, s->npts + 1, sizeof *s->pts);
+	s->pts[s->npts++] = p;
 	free(r.field[0]);
 }
 
 void plotdata_read(struct plotdata *d, int argc, char **argv, int compare, const char *published)
 {
 	struct input in;
-	size_t cap = 0, capenv = 0;
+	struct reader rd = {0};
 
 	memset(d, 0, sizeof *d);
 	FOREACH_INPUT(in, argc, argv)
 		while (input_record(&in)) {
 			if (!in.meta)
-				add_record(d, &in, compare, &cap);
+				add_record(d, &rd, &in, compare);
 			else if (meta_mode(&in, d->nseries > 0))
 				d->dlperf = 1;
 			else
-				env_from(d, in.line, &capenv);
+				env_from(d, &rd, in.line);
 		}
+	hash_free(&rd.series);
+	hash_free(&rd.points);
+	hash_free(&rd.env);
+	free(rd.k.b);
 	if (d->nseries == 0)
 		die("%s: no records to plot", argc > 0 ? argv[argc - 1] : "<stdin>");
 	for (size_t i = 0; i < d->nseries; i++) {
-		const struct series *s = &d->series[i];
+		struct series *s = &d->series[i];
+		qsort(s->pts, s->npts, sizeof *s->pts, cmp_point);
 		if (s->pts[0].nodes != 1 || s->pts[0].gpus != 1)
 			die_at(s->file, s->line,
 			       "%s b%ld %s: no 1n1g record (the ideal line and efficiency start "

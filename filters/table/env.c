@@ -6,12 +6,13 @@
  *   # mem framework=<fw> key=<key> run=<r> node=<i> [rank=.. host=..] rss_peak_mib=<n>
  *   # mem framework=<fw> key=<key> run=<r> node=<i> gpu=<k> gpu_peak_mib=<n>
  *
- * Reads those meta lines (others are not table's); writes the memory
- * column (MiB per device: the largest gpu_peak_mib of a configuration's
- * runs when it has any, else its largest rss_peak_mib over runs and ranks),
- * the markdown footer (the machine and the versions, and every
- * configuration whose runs ran in differing environments) and the JSON's
- * "memory_mib" and "environment". Values are shown %XX-decoded.
+ * Reads those meta lines (others are not table's); writes, through mem.c,
+ * the memory column (MiB per device: the largest gpu_peak_mib of a
+ * configuration's runs when it has any, else its largest rss_peak_mib over
+ * runs and ranks), and the markdown footer (the machine and the versions,
+ * and every configuration whose runs ran in differing environments) and
+ * the JSON's "memory_mib" and "environment". Values are shown %XX-decoded.
+ * The items are indexed in hash tables once read: linear in them.
  */
 #include "env.h"
 
@@ -23,15 +24,18 @@ struct envitem {
 	long run, node;
 };
 
-struct mem {
-	char *fw, *key;
-	long rss, gpu; /* MiB; -1: none */
-};
-
 static struct envitem *items;
 static size_t nitems, capitems;
-static struct mem *mems;
-static size_t nmems, capmems;
+static struct hkey hk;
+/* Hash tables over the items, built once they are all read (index_items):
+ * the output is linear in them. */
+static int indexed;
+static struct groups names;   /* by name: the first item of each distinct value */
+static struct groups cases;   /* by (fw, key) */
+static struct groups objects; /* by (fw, key, run, node) */
+/* other_of[i]: for the first item of its (fw, key, node, name), the first
+ * later one with another value; else HASH_NONE. */
+static size_t *other_of;
 
 /* Names whose values change from run to run by nature: not compared. */
 static const char *const volatile_names[] = {"hostname", "load1",     "load5",
@@ -42,8 +46,12 @@ static const char *const volatile_names[] = {"hostname", "load1",     "load5",
 void env_reset(void)
 {
 	items = NULL;
-	mems = NULL;
-	nitems = capitems = nmems = capmems = 0;
+	nitems = capitems = 0;
+	mem_reset();
+	hk = (struct hkey){0};
+	indexed = 0;
+	names = cases = objects = (struct groups){0};
+	other_of = NULL;
 }
 
 static int is_volatile(const char *name)
@@ -126,79 +134,71 @@ int env_read(struct input *in)
 		int gpu = !strcmp(last, "gpu_peak_mib");
 		if (!gpu && strcmp(last, "rss_peak_mib") != 0)
 			record_die(in, "mem line: '%s' is not rss_peak_mib or gpu_peak_mib", last);
-		size_t i = 0;
-		while (i < nmems && (strcmp(mems[i].fw, fw) || strcmp(mems[i].key, key)))
-			i++;
-		if (i == nmems) {
-			mems = xgrow(mems, &capmems, nmems + 1, sizeof *mems);
-			mems[nmems++] = (struct mem){xstrdup(fw), xstrdup(key), -1, -1};
-		}
-		long *slot = gpu ? &mems[i].gpu : &mems[i].rss;
-		if (v > *slot)
-			*slot = v;
+		mem_add(fw, key, gpu, v);
 	}
 	free(copy);
 	return 1;
 }
 
-long env_memory(const char *fw, const char *key)
-{
-	for (size_t i = 0; i < nmems; i++)
-		if (!strcmp(mems[i].fw, fw) && !strcmp(mems[i].key, key))
-			return mems[i].gpu >= 0 ? mems[i].gpu : mems[i].rss;
-	return -1;
-}
-
-int env_has_memory(void)
-{
-	return nmems > 0;
-}
-
-void env_memory_cell(const char *fw, const char *key)
-{
-	long m = env_memory(fw, key);
-
-	if (!nmems)
-		return;
-	if (m >= 0)
-		printf(" %ld |", m);
-	else
-		printf(" - |");
-}
-
-const char *env_tail(int with_published, int rule)
-{
-	static const char *const t[2][2][2] = {
-		{{"", " published |"}, {" memory |", " memory | published |"}},
-		{{"", " --- |"}, {" --- |", " --- | --- |"}}};
-
-	return t[rule != 0][nmems > 0][with_published != 0];
-}
-
 /* ---- differences between runs of one configuration -------------------- */
 
-/* Whether items[i] is the first of its (fw, key, node, name) and another
- * run of the configuration has another value for it (*other: its index).
- * An item one run has and another lacks is not compared. */
-static int differs(size_t i, size_t *other)
+/* The items' hash tables (above), once all are read: one pass. */
+static void index_items(void)
 {
-	const struct envitem *e = &items[i];
+	struct hash values = {0}, cells = {0};
 
-	if (is_volatile(e->name))
-		return 0;
-	for (size_t j = 0; j < nitems; j++) {
-		const struct envitem *o = &items[j];
-		if (o->node != e->node || strcmp(o->name, e->name) || strcmp(o->fw, e->fw) ||
-		    strcmp(o->key, e->key))
-			continue;
-		if (j < i)
-			return 0; /* reported with the first */
-		if (strcmp(o->value, e->value)) {
-			*other = j;
-			return 1;
+	if (indexed)
+		return;
+	indexed = 1;
+	other_of = xmalloc((nitems ? nitems : 1) * sizeof *other_of);
+	for (size_t i = 0; i < nitems; i++) {
+		const struct envitem *e = &items[i];
+		other_of[i] = HASH_NONE;
+		hkey_start(&hk);
+		hkey_str(&hk, e->name);
+		hkey_str(&hk, e->value);
+		if (hash_intern(&values, &hk, i) == i) {
+			hkey_start(&hk);
+			hkey_str(&hk, e->name);
+			groups_add(&names, &hk, i);
 		}
+		hkey_start(&hk);
+		hkey_str(&hk, e->fw);
+		hkey_str(&hk, e->key);
+		groups_add(&cases, &hk, i);
+		hkey_long(&hk, e->run);
+		hkey_long(&hk, e->node);
+		groups_add(&objects, &hk, i);
+		hkey_start(&hk);
+		hkey_str(&hk, e->fw);
+		hkey_str(&hk, e->key);
+		hkey_long(&hk, e->node);
+		hkey_str(&hk, e->name);
+		size_t f = hash_intern(&cells, &hk, i);
+		if (f != i && other_of[f] == HASH_NONE && strcmp(items[f].value, e->value))
+			other_of[f] = i;
 	}
-	return 0;
+	hash_free(&values);
+	hash_free(&cells);
+}
+
+/* Whether items[i] is the first of its (fw, key, node, name) and another
+ * run of the configuration has another value for it (*o: the first such).
+ * An item one run has and another lacks is not compared. */
+static int differs(size_t i, size_t *o)
+{
+	if (other_of[i] == HASH_NONE || is_volatile(items[i].name))
+		return 0;
+	*o = other_of[i];
+	return 1;
+}
+
+/* The group of names holding name, or HASH_NONE. */
+static size_t name_id(const char *name)
+{
+	hkey_start(&hk);
+	hkey_str(&hk, name);
+	return hash_find(&names.index, &hk);
 }
 
 /* ---- the footer ---------------------------------------------------------- */
@@ -206,30 +206,15 @@ static int differs(size_t i, size_t *other)
 /* "a / b": the distinct values of name over every run. */
 static void values(const char *name, const char *before)
 {
-	size_t *seen = xmalloc((nitems + 1) * sizeof *seen), ns = 0;
+	size_t id = name_id(name);
+	int k = 0;
 
-	for (size_t i = 0; i < nitems; i++) {
-		if (strcmp(items[i].name, name))
-			continue;
-		size_t j = 0;
-		while (j < ns && strcmp(items[seen[j]].value, items[i].value))
-			j++;
-		if (j < ns)
-			continue;
-		fputs(ns ? " / " : before, stdout);
+	for (size_t i = id == HASH_NONE ? HASH_NONE : names.first[id]; i != HASH_NONE;
+	     i = names.next[i]) {
+		fputs(k++ ? " / " : before, stdout);
 		for (const char *p = items[i].value; *p; p++) /* one markdown line */
 			putchar((unsigned char)*p < ' ' ? ' ' : *p);
-		seen[ns++] = i;
 	}
-	free(seen);
-}
-
-static int known(const char *name)
-{
-	for (size_t i = 0; i < nitems; i++)
-		if (!strcmp(items[i].name, name))
-			return 1;
-	return 0;
 }
 
 /* Shown on the machine line, in this order, with these words around. */
@@ -265,21 +250,19 @@ void env_footer(void)
 
 	if (!nitems)
 		return;
+	index_items();
 	printf("\n- machine: ");
 	for (size_t m = 0; m < sizeof machine / sizeof *machine; m++)
-		if (known(machine[m][0])) {
+		if (name_id(machine[m][0]) != HASH_NONE) {
 			values(machine[m][0], k++ ? machine[m][1] : "");
 			fputs(machine[m][2], stdout);
 		}
 	/* The rest: versions, then the pipelines' "setting.<name>" items. */
 	for (int settings = 0; settings < 2; settings++) {
 		k = 0;
-		for (size_t i = 0; i < nitems; i++) {
-			const char *name = items[i].name;
-			size_t j = 0;
-			while (j < i && strcmp(items[j].name, name))
-				j++;
-			if (j < i || on_machine_line(name) || is_volatile(name) ||
+		for (size_t id = 0; id < names.n; id++) { /* in the order first met */
+			const char *name = items[names.first[id]].name;
+			if (on_machine_line(name) || is_volatile(name) ||
 			    (strncmp(name, "setting.", 8) == 0) != settings)
 				continue;
 			printf("%s%s ",
@@ -341,13 +324,19 @@ static void json_string(const char *s)
 void env_json_case(const char *fw, const char *key)
 {
 	long m = env_memory(fw, key);
-	size_t other;
+	size_t o, id;
 	int k = 0;
 
+	index_items();
 	if (m >= 0)
 		printf(", \"memory_mib\": %ld", m);
-	for (size_t i = 0; i < nitems; i++)
-		if (!strcmp(items[i].fw, fw) && !strcmp(items[i].key, key) && differs(i, &other)) {
+	hkey_start(&hk);
+	hkey_str(&hk, fw);
+	hkey_str(&hk, key);
+	id = hash_find(&cases.index, &hk);
+	for (size_t i = id == HASH_NONE ? HASH_NONE : cases.first[id]; i != HASH_NONE;
+	     i = cases.next[i])
+		if (differs(i, &o)) {
 			printf("%s", k++ ? ", " : ", \"environment_differs\": [");
 			json_string(items[i].name);
 		}
@@ -359,25 +348,17 @@ void env_json(void)
 {
 	if (!nitems)
 		return;
+	index_items();
 	printf(", \"environment\": [");
-	for (size_t i = 0; i < nitems; i++) {
-		size_t j = 0;
-		/* One object per (fw, key, run, node), its items in log order. */
-		while (j < i &&
-		       (items[j].run != items[i].run || items[j].node != items[i].node ||
-			strcmp(items[j].fw, items[i].fw) || strcmp(items[j].key, items[i].key)))
-			j++;
-		if (j < i)
-			continue;
-		printf("%s{\"framework\": ", i ? ", " : "");
+	/* One object per (fw, key, run, node), its items in log order. */
+	for (size_t id = 0; id < objects.n; id++) {
+		size_t i = objects.first[id];
+		printf("%s{\"framework\": ", id ? ", " : "");
 		json_string(items[i].fw);
 		printf(", \"key\": ");
 		json_string(items[i].key);
 		printf(", \"run\": %ld, \"node\": %ld", items[i].run, items[i].node);
-		for (size_t n = i; n < nitems; n++) {
-			if (items[n].run != items[i].run || items[n].node != items[i].node ||
-			    strcmp(items[n].fw, items[i].fw) || strcmp(items[n].key, items[i].key))
-				continue;
+		for (size_t n = i; n != HASH_NONE; n = objects.next[n]) {
 			printf(", ");
 			json_string(items[n].name);
 			printf(": ");

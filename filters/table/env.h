@@ -1,6 +1,6 @@
 /*
- * env.h — table's environment and memory (env.c): launch's "# env" and
- * "# mem" meta lines read, the memory column, the footer, the JSON's parts.
+ * env.h — table's environment and memory (env.c, mem.c): launch's "# env"
+ * and "# mem" meta lines read, the memory column, the footer, the JSON's parts.
  */
 #ifndef TABLE_ENV_H
 #define TABLE_ENV_H
@@ -10,6 +10,10 @@
 void env_reset(void);
 /* Take in's meta line when it is an "# env" or "# mem" line (1), else 0. */
 int env_read(struct input *in);
+
+/* mem.c: a "# mem" line's peak, gpu_peak_mib (gpu) or rss_peak_mib. */
+void mem_reset(void);
+void mem_add(const char *fw, const char *key, int gpu, long mib);
 /* MiB per device of a configuration, or -1; whether any was read. */
 long env_memory(const char *fw, const char *key);
 int env_has_memory(void);

@@ -35,6 +35,10 @@
  * Every number printed is finite, and the positive ones stay positive: a
  * median, speedup or published samples/s that %.2f shows as 0.00, or a
  * spread that overflows, is an error naming the record's file and line.
+ *
+ * Groups, frameworks, published figures and memory peaks are found in hash
+ * tables (lib/hash.c): the time is linear in the input (and n log n in a
+ * table's rows, sorted into ladder order).
  */
 #include "../formats/formats.h"
 #include "table.h"
@@ -57,6 +61,8 @@ static size_t nrows, caprows, capextras;
 static void *seen; /* medrec_unique's tree */
 static struct published *pubs;
 static size_t npubs;
+static struct hash pubindex; /* published_key → pubs[i] */
+static struct hkey hk;
 
 /* Every file-scope variable to its start value: main may run again in one
  * process (the fuzz harnesses, tests/fuzz/), after a die() left through the
@@ -69,6 +75,8 @@ static void reset(void)
 	seen = NULL;
 	pubs = NULL;
 	npubs = 0;
+	pubindex = (struct hash){0};
+	hk = (struct hkey){0};
 	env_reset();
 }
 
@@ -116,50 +124,48 @@ static void read_row(struct input *in)
 
 static const struct published *published_of(const struct medrec *r)
 {
-	for (size_t i = 0; i < npubs; i++)
-		if (strcmp(pubs[i].framework, r->framework) == 0 &&
-		    strcmp(pubs[i].keytext, r->keytext) == 0)
-			return &pubs[i];
-	return NULL;
+	published_key(&hk, r->framework, r->keytext);
+	size_t i = hash_find(&pubindex, &hk);
+	return i == HASH_NONE ? NULL : &pubs[i];
 }
 
 /* ---- grouping --------------------------------------------------------- */
 
-static int same_setting(const struct medrec *a, const struct medrec *b)
+/* The rows grouped by batch and precision (and framework when
+ * by_framework), groups in the order of their first row: a hash table,
+ * linear in the rows. */
+static void group_rows(int by_framework, struct groups *gs)
 {
-	return a->key.batch == b->key.batch && strcmp(a->key.prec, b->key.prec) == 0;
+	*gs = (struct groups){0};
+	for (size_t i = 0; i < nrows; i++) {
+		hkey_start(&hk);
+		if (by_framework)
+			hkey_str(&hk, rows[i].framework);
+		hkey_long(&hk, rows[i].key.batch);
+		hkey_str(&hk, rows[i].key.prec);
+		groups_add(gs, &hk, i);
+	}
 }
 
-static int same_group(const struct medrec *a, const struct medrec *b, int by_framework)
+/* Ladder order, then input order (a stable sort). */
+static int cmp_ladder(const void *a, const void *b)
 {
-	return same_setting(a, b) && (!by_framework || strcmp(a->framework, b->framework) == 0);
+	const struct medrec *x = *(const struct medrec *const *)a,
+			    *y = *(const struct medrec *const *)b;
+	int c = key_ladder_cmp(&x->key, &y->key);
+
+	return c ? c : (x > y) - (x < y);
 }
 
-/* The rows of the group of rows[first], in ladder order; returns the count. */
-static size_t group(size_t first, int by_framework, const struct medrec **out)
+/* The rows of group id, in ladder order; returns the count. */
+static size_t group(const struct groups *gs, size_t id, const struct medrec **out)
 {
 	size_t n = 0;
 
-	for (size_t i = first; i < nrows; i++) {
-		if (!same_group(&rows[first], &rows[i], by_framework))
-			continue;
-		size_t j = n++;
-		while (j > 0 && key_ladder_cmp(&rows[i].key, &out[j - 1]->key) < 0) {
-			out[j] = out[j - 1];
-			j--;
-		}
-		out[j] = &rows[i];
-	}
+	for (size_t i = gs->first[id]; i != HASH_NONE; i = gs->next[i])
+		out[n++] = &rows[i];
+	qsort(out, n, sizeof *out, cmp_ladder);
 	return n;
-}
-
-/* Whether rows[i] opens its group (no earlier row belongs to it). */
-static int opens_group(size_t i, int by_framework)
-{
-	for (size_t j = 0; j < i; j++)
-		if (same_group(&rows[j], &rows[i], by_framework))
-			return 0;
-	return 1;
 }
 
 /* ---- outputs ---------------------------------------------------------- */
@@ -167,15 +173,13 @@ static int opens_group(size_t i, int by_framework)
 static void scaling(int with_published)
 {
 	const struct medrec **g = xmalloc(nrows * sizeof *g);
-	int first = 1;
+	struct groups gs;
 
-	for (size_t i = 0; i < nrows; i++) {
-		if (!opens_group(i, 1))
-			continue;
-		size_t n = group(i, 1, g);
-		printf("%s## %s b%ld %s\n\n", first ? "" : "\n",
-		       framework_display(rows[i].framework), rows[i].key.batch, rows[i].key.prec);
-		first = 0;
+	group_rows(1, &gs);
+	for (size_t id = 0; id < gs.n; id++) {
+		size_t n = group(&gs, id, g);
+		printf("%s## %s b%ld %s\n\n", id ? "\n" : "", framework_display(g[0]->framework),
+		       g[0]->key.batch, g[0]->key.prec);
 		/* our columns when a row of the group has them (stats.c) */
 		int with_stats = 0;
 		for (size_t j = 0; j < n; j++)
@@ -212,6 +216,7 @@ static void scaling(int with_published)
 			putchar('\n');
 		}
 	}
+	groups_free(&gs);
 	free(g);
 }
 
@@ -227,23 +232,37 @@ static void compare(void)
 {
 	const struct medrec **g = xmalloc(nrows * sizeof *g);
 	const char **fw = xmalloc(nrows * sizeof *fw);
-	int first = 1;
+	size_t *fid = xmalloc(nrows * sizeof *fid), *cell = xmalloc(nrows * sizeof *cell), *col;
+	struct groups gs;
+	struct hash frameworks = {0};
+	size_t nframeworks = 0;
 
+	group_rows(0, &gs);
+	/* Each framework's id; col[id]: its column in the current table. */
 	for (size_t i = 0; i < nrows; i++) {
-		if (!opens_group(i, 0))
-			continue;
-		size_t n = group(i, 0, g), nfw = 0;
-		for (size_t j = 0; j < n; j++) {
-			size_t k = 0;
-			while (k < nfw && strcmp(fw[k], g[j]->framework) != 0)
-				k++;
-			if (k == nfw)
+		hkey_start(&hk);
+		hkey_str(&hk, rows[i].framework);
+		fid[i] = hash_intern(&frameworks, &hk, nframeworks);
+		nframeworks += fid[i] == nframeworks;
+	}
+	col = xmalloc((nframeworks ? nframeworks : 1) * sizeof *col);
+	for (size_t f = 0; f < nframeworks; f++)
+		col[f] = HASH_NONE;
+	for (size_t id = 0; id < gs.n; id++) {
+		size_t n = group(&gs, id, g), nfw = 0;
+		for (size_t j = 0; j < n; j++)
+			if (col[fid[g[j] - rows]] == HASH_NONE) {
+				col[fid[g[j] - rows]] = 0;
 				fw[nfw++] = g[j]->framework;
-		}
+			}
 		qsort(fw, nfw, sizeof *fw, cmp_framework);
+		for (size_t k = 0; k < nfw; k++) {
+			hkey_start(&hk);
+			hkey_str(&hk, fw[k]);
+			col[hash_find(&frameworks, &hk)] = k;
+		}
 
-		printf("%s## b%ld %s\n\n", first ? "" : "\n", rows[i].key.batch, rows[i].key.prec);
-		first = 0;
+		printf("%s## b%ld %s\n\n", id ? "\n" : "", g[0]->key.batch, g[0]->key.prec);
 		printf("| node num | device num |");
 		for (size_t k = 0; k < nfw; k++)
 			printf(" %s |", framework_display(fw[k]));
@@ -253,30 +272,38 @@ static void compare(void)
 		for (size_t k = 0; k < nfw * (env_has_memory() ? 2 : 1); k++)
 			printf(" --- |");
 		putchar('\n');
-		/* g is in ladder order: one table row per run of equal (N, G). */
+		/* g is in ladder order: one table row per run of equal (N, G), each
+		 * framework at most once in it (one key). */
 		for (size_t j = 0; j < n;) {
 			size_t end = j;
 			while (end < n && key_ladder_cmp(&g[end]->key, &g[j]->key) == 0 &&
 			       g[end]->key.gpus == g[j]->key.gpus)
 				end++;
+			for (size_t k = 0; k < nfw; k++)
+				cell[k] = HASH_NONE;
+			for (size_t m = j; m < end; m++)
+				cell[col[fid[g[m] - rows]]] = m;
 			printf("| %ld | %ld |", g[j]->key.nodes, g[j]->key.nodes * g[j]->key.gpus);
-			for (size_t k = 0; k < nfw; k++) {
-				size_t m = j;
-				while (m < end && strcmp(g[m]->framework, fw[k]) != 0)
-					m++;
-				if (m < end)
-					printf(" %.2f |", g[m]->median);
+			for (size_t k = 0; k < nfw; k++)
+				if (cell[k] != HASH_NONE)
+					printf(" %.2f |", g[cell[k]]->median);
 				else
 					printf(" - |");
-			}
 			for (size_t k = 0; k < nfw; k++)
 				env_memory_cell(fw[k], g[j]->keytext);
 			putchar('\n');
 			j = end;
 		}
+		for (size_t j = 0; j < n; j++)
+			col[fid[g[j] - rows]] = HASH_NONE;
 	}
+	groups_free(&gs);
+	hash_free(&frameworks);
 	free(g);
 	free(fw);
+	free(fid);
+	free(cell);
+	free(col);
 }
 
 static void json(void)
@@ -284,14 +311,17 @@ static void json(void)
 	const struct medrec **g = xmalloc(nrows * sizeof *g);
 	char a[40], m[40], s[40];
 	size_t n;
+	struct groups gs;
 
-	for (size_t i = 1; i < nrows; i++)
-		if (!same_group(&rows[0], &rows[i], 1))
-			die_at(rows[i].file, rows[i].line,
-			       "-s json takes one framework, batch and precision: %s %s and %s %s",
-			       rows[0].framework, rows[0].keytext, rows[i].framework,
-			       rows[i].keytext);
-	n = nrows ? group(0, 1, g) : 0;
+	group_rows(1, &gs);
+	if (gs.n > 1) {
+		const struct medrec *r = &rows[gs.first[1]]; /* the first row of another */
+		die_at(r->file, r->line,
+		       "-s json takes one framework, batch and precision: %s %s and %s %s",
+		       rows[0].framework, rows[0].keytext, r->framework, r->keytext);
+	}
+	n = nrows ? group(&gs, 0, g) : 0;
+	groups_free(&gs);
 	printf("{\"r50\": {");
 	for (size_t j = 0; j < n; j++) {
 		fmt_shortest(a, sizeof a, g[j]->mean);
@@ -320,10 +350,13 @@ int main(int argc, char *argv[])
 	progname = "table";
 	usage_text =
 		"table [-s scaling|compare|json] [-p published.tsv] [file ...]\n"
-		"  in: framework key median mean min max n speedup\n"
+		"  in: framework key median mean min max n [ci_lo ci_hi cv_pct outliers]\n"
+		"      speedup [speedup_pm efficiency]  (speedup's output; launch's # env, # mem)\n"
 		"  scaling: per framework, batch, precision; rows in ladder order:\n"
 		"    | node_num | gpu_num_per_node | batch_size_per_device | samples/s "
-		"| speedup | n | spread |[ published |]\n"
+		"| speedup | n | spread |[ memory |][ published |]\n"
+		"    with the interval fields: samples/s | ± | speedup | ± | efficiency | n\n"
+		"    | spread | cv | noisy |; then a footer of machine, versions, settings\n"
 		"  compare: per batch, precision: | node num | device num | <framework> ... |\n"
 		"  json: {\"r50\": {\"<N>n<G>g\": {...}, ...}}, cases in ladder order, one line";
 	opterr = 0;
@@ -347,7 +380,7 @@ int main(int argc, char *argv[])
 		die_usage("-p: only with -s scaling");
 
 	if (published)
-		npubs = published_read(published, &pubs);
+		npubs = published_read(published, &pubs, &pubindex);
 	FOREACH_INPUT(in, argc, argv)
 		while (input_record(&in))
 			if (!in.meta)

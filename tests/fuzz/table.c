@@ -195,7 +195,7 @@ static const char *check_cell(const char *cell, int positive)
 {
 	char tok[128];
 	const char *s = cell;
-	int first = 1;
+	int first = 1, outlier = 0; /* 1 after "outlier", 2 after "outlier run(s)" */
 
 	while (*s) {
 		size_t len = strcspn(s, " ");
@@ -209,8 +209,23 @@ static const char *check_cell(const char *cell, int positive)
 		if (strncmp(t, "\xc2\xb1", 2) == 0) /* ± */
 			t += 2;
 		size_t tl = strlen(t);
+		/* the noisy mark's "±3.1%, outlier run 2" and "±3.1%; 40 runs" */
+		if (tl && (t[tl - 1] == ',' || t[tl - 1] == ';'))
+			t[--tl] = '\0';
 		if (tl && t[tl - 1] == '%')
 			t[--tl] = '\0';
+		/* the noisy mark's "outlier run 3" or "outlier runs 1,4" */
+		if (outlier == 2) {
+			if (!tl || strspn(t, "0123456789,") != tl || t[0] == ',' ||
+			    t[tl - 1] == ',' || strstr(t, ",,"))
+				return "the outlier runs of a noisy mark are not run numbers";
+			outlier = 0;
+			continue;
+		}
+		if (outlier == 1 && (strcmp(t, "run") == 0 || strcmp(t, "runs") == 0))
+			outlier = 2;
+		else
+			outlier = strcmp(t, "outlier") == 0;
 		const char *u = *t == '-' || *t == '+' ? t + 1 : t;
 		if (strncasecmp(u, "inf", 3) == 0 || strncasecmp(u, "nan", 3) == 0)
 			return "a non-finite number in a cell";

@@ -90,12 +90,12 @@ bench_id=$(cat "$LOGS/bench.id" 2>/dev/null || echo '?')
 BENCH=$LOGS/bench.bin
 export OMP_NUM_THREADS=$THREADS
 
-# rate LOG: mean images/s over the iterations after WARMUP (samples / time).
+# rate LOG [STAT]: images/s over the iterations after WARMUP.
 rate() {
 	# samples of a step = samples_per_s x step_s (all ranks). STAT=median:
 	# samples / the median step time, robust to other work on a shared
 	# machine stalling a few steps; STAT=mean: samples / total time.
-	awk -v w="$WARMUP" -v f="$1" -v stat="$STAT" '
+	awk -v w="$WARMUP" -v f="$1" -v stat="${2:-$STAT}" '
 		/^iter=/ {
 			it = 0; st = 0; sp = 0
 			for (i = 1; i <= NF; i++) { split($i, kv, "=")
@@ -160,10 +160,15 @@ run_harness() {
 	"$HARNESS_BIN/launch" -t 3600 "1n1g_b${BATCH}_$2" -- $HARNESS_CMD \
 		--image "$1" --iters "$ITERS" --threads "$THREADS" >"$log" 2>"$log.err" ||
 		die "harness run failed ($log.err): $(tail -n 1 "$log.err")"
-	"$HARNESS_BIN/grep-iters" -k "1n1g_b${BATCH}_$2" "$log" |
-		"$HARNESS_BIN/window" -s "$WARMUP" -n $((ITERS - WARMUP)) | cut -f4 >"$log.rate" ||
-		die "$log: grep-iters | window failed"
 	echo "$log"
+}
+# harness_rate PREC LOG: the harness's figure, window's samples/s (its
+# records' fourth field; the # lines before them are launch's environment).
+harness_rate() {
+	"$HARNESS_BIN/grep-iters" -k "1n1g_b${BATCH}_$1" "$2" |
+		"$HARNESS_BIN/window" -s "$WARMUP" -n $((ITERS - WARMUP)) |
+		awk -F '\t' '!/^#/ { print $4; n++ } END { exit n != 1 }' ||
+		die "$2: grep-iters | window gave no one record"
 }
 
 # run_plain PX PREC REP: the plain loop, at channels_last's settings.
@@ -218,6 +223,7 @@ add() {
 		return 0
 	fi
 	R[$1,$2,$3]+="$(rate "$4")"$'\n'
+	R[$1/mean,$2,$3]+="$(rate "$4" mean)"$'\n' # the statistic of the agreement table
 	M[$1,$2,$3]+="$(peak_mb "$4")"$'\n'
 }
 for rep in $(seq 1 "$REPEAT"); do
@@ -236,7 +242,8 @@ for rep in $(seq 1 "$REPEAT"); do
 			has "$AGREE" "$px" || continue
 			if [ -n "${REPORT_ONLY:-}" ]; then log=$LOGS/harness_${px}_${prec}_$rep.log
 			else log=$(run_harness "$px" "$prec" "$rep"); fi
-			[ -s "$log.rate" ] && R[harness,$px,$prec]+="$(cat "$log.rate")"$'\n'
+			grep -q '^# end ' "$log" 2>/dev/null &&
+				R[harness,$px,$prec]+="$(harness_rate "$prec" "$log")"$'\n'
 			if [ -n "${REPORT_ONLY:-}" ]; then log=$LOGS/plain_${px}_${prec}_$rep.txt
 			else log=$(run_plain "$px" "$prec" "$rep"); fi
 			[ -s "$log" ] && R[plain,$px,$prec]+="$(cat "$log")"$'\n'
@@ -246,6 +253,14 @@ for rep in $(seq 1 "$REPEAT"); do
 done
 
 med() { printf '%s' "${R[$1]-}" | median; }
+# rounds A B: each round's A / B (none unless both have every round); rmed: their median
+rounds() {
+	[ "$(printf '%s' "${R[$1]-}" | grep -c .)" = "$REPEAT" ] &&
+		[ "$(printf '%s' "${R[$2]-}" | grep -c .)" = "$REPEAT" ] || return 0
+	paste <(printf '%s' "${R[$1]}") <(printf '%s' "${R[$2]}") |
+		awk '{ printf "%.2f\n", ($2 > 0 ? $1 / $2 : 0) }'
+}
+rmed() { rounds "$1" "$2" | median; }
 medm() { printf '%s' "${M[$1]-}" | median; }
 # One ResNet50 v1.5 training image at 224 px: 3 x 8.2 GFLOP (forward,
 # backward-data, backward-weights; a multiply-add counts 2).
@@ -327,29 +342,33 @@ echo
 if [ -n "$AGREE" ]; then
 	echo "PyTorch three ways, the same settings (channels_last), images/s, median of $REPEAT:"
 	echo "harness = launch + the pytorch-synthetic pipeline + grep-iters | window (samples / time);"
-	echo "perf-cpu = the cl column above ($STAT step); plain = tests/perf/plain_torch.py (samples / time)"
+	echo "perf-cpu = the cl runs above (samples / time); plain = tests/perf/plain_torch.py (samples / time)"
 	echo
 	printf '| %4s | %-4s | %8s | %8s | %8s | %13s | %14s |\n' px prec harness perf-cpu plain \
 		"harness/plain" "perf-cpu/plain"
 	printf '|-----:|------|---------:|---------:|---------:|--------------:|---------------:|\n'
 	for px in $AGREE; do
 		for prec in $PRECISIONS; do
-			h=$(med "harness,$px,$prec") c=$(med "cl,$px,$prec") p=$(med "plain,$px,$prec")
+			h=$(med "harness,$px,$prec") c=$(med "cl/mean,$px,$prec") p=$(med "plain,$px,$prec")
 			printf '| %4s | %-4s | %8s | %8s | %8s | %13s | %14s |\n' "$px" "$prec" "$h" "$c" \
 				"$p" "$(div "$h" "$p")" "$(div "$c" "$p")"
 		done
 	done
 	echo
+	# The verdict is on the median of each round's own ratio: the runs of a
+	# round follow each other within a minute or two, so a load that comes
+	# and goes over the rounds moves both figures of a ratio alike.
+	echo "verdicts: the median over rounds of each round's ratio (rounds $(seq -s ' ' 1 "$REPEAT"))"
 	for px in $AGREE; do
 		for prec in $PRECISIONS; do
-			p=$(med "plain,$px,$prec")
-			for w in harness cl; do
-				r=$(div "$(med "$w,$px,$prec")" "$p")
+			for w in harness cl/mean; do
+				r=$(rmed "$w,$px,$prec" "plain,$px,$prec")
 				if [ "$r" = - ]; then v="(not measured)"
 				elif awk -v r="$r" 'BEGIN { exit !(r >= 0.95 && r <= 1.05) }'; then v=PASS
 				else v=MISS; fi
-				printf 'agree %-34s %6s within 0.95..1.05 %s\n' \
-					"$px px $prec: ${w/cl/perf-cpu} / plain" "$r" "$v"
+				printf 'agree %-34s %6s within 0.95..1.05 %s  (rounds: %s)\n' \
+					"$px px $prec: ${w/cl\/mean/perf-cpu} / plain" "$r" "$v" \
+					"$(rounds "$w,$px,$prec" "plain,$px,$prec" | paste -sd' ')"
 			done
 		done
 	done
