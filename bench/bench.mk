@@ -22,7 +22,8 @@ BENCH_CORE_OBJ := $(call objs,bench/main.c bench/export.c bench/model.c bench/ar
 	bench/profile.c bench/cost.c bench/allreduce/allreduce.c) $(DATA_OBJ)
 BENCH_CPU_OBJ := $(call objs,$(wildcard bench/cpu/*.c))
 BENCH_OBJ := $(BENCH_CORE_OBJ) $(BENCH_CPU_OBJ)
-ALLREDUCE_OBJ := $(call objs,bench/allreduce/main.c bench/allreduce/allreduce.c)
+ALLREDUCE_OBJ := $(call objs,bench/allreduce/main.c bench/allreduce/allreduce.c bench/profile.c \
+	bench/cost.c)
 ARENA_CHECK_OBJ := $(call objs,tests/drivers/arena-check.c bench/model.c bench/arena.c \
 	bench/profile.c bench/cost.c)
 
