@@ -2,8 +2,8 @@
  * bench/arena.c: the memory plan of the model's table (model.h) — every
  * activation and gradient placed in one arena by its lifetime — and the
  * walks over the table through the backend's ops (backend.h): forward,
- * backward with gradients handed on as they become final, the gradient
- * buckets. Reads and writes nothing but memory.
+ * backward with gradients handed on as they become final. Reads and writes
+ * nothing but memory.
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 
 #include "lib.h"
 #include "model.h"
+#include "profile.h"
 
 /*
  * Activations and their gradients share one arena, each buffer placed by
@@ -203,24 +204,30 @@ void model_forward(model *m, float label_smoothing, float scale)
 		layer *l = &m->layers[i];
 		switch (l->kind) {
 		case L_CONV:
+			prof_at(i, PK_CONV_FWD);
 			bk_conv_forward(l->op);
 			break;
 		case L_BN:
 		case L_BN_RELU:
 		case L_BN_ADD_RELU:
+			prof_at(i, PK_BN_FWD);
 			bk_bn_forward(l->op);
 			break;
 		case L_MAXPOOL:
+			prof_at(i, PK_POOL_FWD);
 			bk_maxpool_forward(l->op);
 			break;
 		case L_AVGPOOL:
+			prof_at(i, PK_POOL_FWD);
 			bk_avgpool_forward(l->op);
 			break;
 		case L_FC:
+			prof_at(i, PK_FC_FWD);
 			bk_fc_forward(l->op);
 			break;
 		}
 	}
+	prof_at(PROF_NONE, PK_LOSS);
 	tensor *z = &m->tensors[m->logits];
 	bk_softmax_ce(z->t, m->labels, label_smoothing, scale, z->d);
 }
@@ -232,22 +239,29 @@ void model_backward(model *m, void (*ready)(void *ctx, size_t off), void *ctx)
 		layer *l = &m->layers[i];
 		switch (l->kind) {
 		case L_CONV:
+			prof_at(i, PK_CONV_BWD_WEIGHTS);
 			bk_conv_backward_weights(l->op);
-			if (l->x != m->input)
+			if (l->x != m->input) {
+				prof_at(i, PK_CONV_BWD_DATA);
 				bk_conv_backward_data(l->op);
+			}
 			break;
 		case L_BN:
 		case L_BN_RELU:
 		case L_BN_ADD_RELU:
+			prof_at(i, PK_BN_BWD);
 			bk_bn_backward(l->op);
 			break;
 		case L_MAXPOOL:
+			prof_at(i, PK_POOL_BWD);
 			bk_maxpool_backward(l->op);
 			break;
 		case L_AVGPOOL:
+			prof_at(i, PK_POOL_BWD);
 			bk_avgpool_backward(l->op);
 			break;
 		case L_FC:
+			prof_at(i, PK_FC_BWD);
 			bk_fc_backward(l->op);
 			break;
 		}
@@ -257,23 +271,4 @@ void model_backward(model *m, void (*ready)(void *ctx, size_t off), void *ctx)
 				ready(ctx, done);
 		}
 	}
-}
-
-int model_buckets(const model *m, size_t cap, size_t *lo, size_t *hi, int max)
-{
-	size_t top = m->nparams;
-	int n = 0;
-	if (cap < 1)
-		cap = 1;
-	for (int i = m->nlayers - 1; i >= 0 && top > 0; i--) {
-		size_t off = m->layers[i].ready;
-		if (off < top && (top - off >= cap || off == 0 || n == max - 1)) {
-			if (n == max - 1)
-				off = 0; /* the last bucket takes the rest */
-			lo[n] = off;
-			hi[n++] = top;
-			top = off;
-		}
-	}
-	return n;
 }

@@ -85,6 +85,14 @@ int bk_graph_begin(void);
 int bk_graph_end(void);
 int bk_graph_ready(void);
 
+/* --profile's clock (profile.h): room for n marks; mark i taken after
+ * everything queued so far (the CPU: the host clock, its ops being done
+ * when they return; CUDA: an event on the stream); after bk_sync, the
+ * milliseconds from mark i to mark j. */
+void bk_prof_init(int n);
+void bk_prof_mark(int i);
+double bk_prof_ms(int i, int j);
+
 /* Device memory. bk_malloc returns zeroed memory, 64-byte aligned or better. */
 void *bk_malloc(size_t bytes);
 void bk_free(void *p);

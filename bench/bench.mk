@@ -19,11 +19,13 @@ $(eval $(call track_flags,bench,$(BENCH_XCFLAGS) $(BENCH_LIBS)))
 # API (bench/data/data.mk: the generator and the test driver).
 DATA_OBJ := $(call objs,$(filter-out bench/data/synth.c,$(wildcard bench/data/*.c)))
 BENCH_CORE_OBJ := $(call objs,bench/main.c bench/export.c bench/model.c bench/arena.c \
-	bench/allreduce/allreduce.c) $(DATA_OBJ)
+	bench/profile.c bench/cost.c bench/allreduce/allreduce.c) $(DATA_OBJ)
 BENCH_CPU_OBJ := $(call objs,$(wildcard bench/cpu/*.c))
 BENCH_OBJ := $(BENCH_CORE_OBJ) $(BENCH_CPU_OBJ)
-ALLREDUCE_OBJ := $(call objs,bench/allreduce/main.c bench/allreduce/allreduce.c)
-ARENA_CHECK_OBJ := $(call objs,tests/drivers/arena-check.c bench/model.c bench/arena.c)
+ALLREDUCE_OBJ := $(call objs,bench/allreduce/main.c bench/allreduce/allreduce.c bench/profile.c \
+	bench/cost.c)
+ARENA_CHECK_OBJ := $(call objs,tests/drivers/arena-check.c bench/model.c bench/arena.c \
+	bench/profile.c bench/cost.c)
 
 $(sort $(BENCH_OBJ) $(ALLREDUCE_OBJ) $(ARENA_CHECK_OBJ)): XCFLAGS := $(BENCH_XCFLAGS)
 $(sort $(BENCH_OBJ) $(ALLREDUCE_OBJ) $(ARENA_CHECK_OBJ)): $(OBJ)/.flags-bench

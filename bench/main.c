@@ -13,6 +13,8 @@
  * rank's compute time per step (the step less its wait for the gradient
  * sums) as "# ranks iter=N compute_s=r0,r1,..."; DLBENCH_SLOW_RANK=R:MS makes
  * rank R sleep MS ms in each step's compute, a slow rank on purpose (tests).
+ * --profile adds where a step's time goes (profile.c), against the
+ * bounds of --roof FILE (bin/perf-roof -s) when given.
  * DLBENCH_DATA_TRACE=PREFIX makes each rank R of a --data run list the
  * samples it trained on in PREFIX.R (data/data.h's trace; tests).
  */
@@ -32,14 +34,16 @@
 #include "export.h"
 #include "lib.h"
 #include "model.h"
+#include "profile.h"
 
 typedef struct config {
-	int describe, verbose, allreduce, rank_times, graph, nccl_high;
+	int describe, verbose, allreduce, rank_times, graph, nccl_high, profile;
 	int batch, image, classes, iters, warmup, threads, lr_warmup, shard;
 	int precision, layout;
 	long long seed;
 	double lr, momentum, weight_decay, label_smoothing, bucket_mb, loss_scale, nccl_timeout;
 	const char *export_dir;
+	const char *roof;     /* --roof: bin/perf-roof -s's file for --profile */
 	const char *data_dir; /* --data: an ImageFolder tree, else synthetic */
 	int loader_threads, prefetch, data_only;
 	struct allreduce_config ar;
@@ -90,6 +94,8 @@ static const struct flag flags[] = {
 	FLAG("--layout", F_CHOICE, layout, BK_LAYOUT_BLOCKED, 0, "blocked|nhwc"),
 	FLAG("--verbose", F_SWITCH, verbose, 0, 0, NULL),
 	FLAG("--rank-times", F_SWITCH, rank_times, 0, 0, NULL),
+	FLAG("--profile", F_SWITCH, profile, 0, 0, NULL),
+	FLAG("--roof", F_STR, roof, 0, 0, "FILE"),
 	FLAG("--export", F_STR, export_dir, 0, 0, "DIR"),
 	FLAG("--loss-scale", F_NUM, loss_scale, 1, 16777216, "N"),
 	FLAG("--graph", F_SWITCH, graph, 0, 0, NULL),
@@ -267,6 +273,10 @@ static void parse(config *c, int argc, char **argv)
 	}
 	if (c->data_only && !c->data_dir)
 		die_usage("--data-only: only with --data DIR");
+	if (c->roof && !c->profile)
+		die_usage("--roof: only with --profile");
+	if (c->profile && c->graph)
+		die_usage("--profile: not with --graph (a replayed graph has no marks)");
 	if (c->data_dir && c->export_dir)
 		die_usage("--export: only with synthetic data");
 	if ((!c->data_dir || c->describe) && c->classes == 0)
@@ -393,6 +403,7 @@ static void train_step(model *m, buckets *bu, bk_op *sgd, const config *c, int i
 		}
 		if (size > 1) {
 			bucket_ready(bu, 0);
+			prof_at(PROF_NONE, PK_ALLREDUCE);
 			comm_allreduce_wait_all();
 		}
 		if (exporting)
@@ -401,6 +412,7 @@ static void train_step(model *m, buckets *bu, bk_op *sgd, const config *c, int i
 	double lr = c->lr;
 	if (c->lr_warmup > 0 && it <= c->lr_warmup)
 		lr = c->lr * it / c->lr_warmup;
+	prof_at(PROF_NONE, PK_UPDATE);
 	bk_sgd_run(sgd, 1.0f, (float)lr, (float)c->momentum, (float)c->weight_decay);
 }
 
@@ -523,6 +535,9 @@ int main(int argc, char **argv)
 	}
 	model_build(&m, c.batch, c.image, c.classes);
 	model_plan(&m);
+	if (c.profile)
+		prof_start(&m, c.precision == BK_FP32 || c.precision == BK_TF32 ? 4 : 2,
+			   precision_name(c.precision), c.iters - c.warmup, c.roof);
 
 	/* parameters: the same on every rank, from --seed */
 	float *host = xmalloc(m.nparams * sizeof(float));
@@ -588,6 +603,7 @@ int main(int argc, char **argv)
 			bk_to_device_async(m.labels, lab, (size_t)c.batch * sizeof(int32_t));
 		}
 		bk_step_begin();
+		prof_step_begin();
 		if (slow_ms > 0)
 			sleep_ms(slow_ms);
 		double *cp = rank_s ? &computed : NULL;
@@ -596,6 +612,7 @@ int main(int argc, char **argv)
 		if (capturing && !bk_graph_end())
 			train_step(&m, &bu, sgd, &c, it, global_batch, exporting, 0, t0, cp);
 		bk_sync();
+		prof_step_end(it > c.warmup);
 		if (ld)
 			loader_release(ld);
 		double loss = bk_loss();
@@ -639,6 +656,7 @@ int main(int argc, char **argv)
 		if (c.warmup > 0 || c.iters > 1)
 			printf("# summary warmup=%d timed_iters=%d samples_per_s=%.2f\n", c.warmup,
 			       n, timed > 0 ? (double)global_batch * n / timed : 0.0);
+		prof_report(stdout);
 		printf("# end iters=%d peak_mem_mb=%ld\n", c.iters, peak);
 	}
 	if (ld)

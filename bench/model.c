@@ -1,7 +1,7 @@
 /*
  * bench/model.c: ResNet50 v1.5 as a table of layers (model.h), its
- * initialisation and the synthetic data; bench/arena.c places its buffers
- * and walks it. Reads and writes nothing but memory; --describe prints the
+ * allreduce buckets, its initialisation and the synthetic data;
+ * bench/arena.c places its buffers and walks it. Reads and writes nothing but memory; --describe prints the
  * table to the stream it is given.
  */
 #include <math.h>
@@ -288,6 +288,25 @@ void model_describe(const model *m, size_t bucket_cap, int max_buckets, FILE *f)
 	fprintf(f, "params=%zu\n", m->nparams);
 	fprintf(f, "forward_flops_per_sample=%.0f\n", m->flops);
 	fprintf(f, "forward_gflops_per_sample=%.3f\n", m->flops * 1e-9);
+}
+
+int model_buckets(const model *m, size_t cap, size_t *lo, size_t *hi, int max)
+{
+	size_t top = m->nparams;
+	int n = 0;
+	if (cap < 1)
+		cap = 1;
+	for (int i = m->nlayers - 1; i >= 0 && top > 0; i--) {
+		size_t off = m->layers[i].ready;
+		if (off < top && (top - off >= cap || off == 0 || n == max - 1)) {
+			if (n == max - 1)
+				off = 0; /* the last bucket takes the rest */
+			lo[n] = off;
+			hi[n++] = top;
+			top = off;
+		}
+	}
+	return n;
 }
 
 int model_decays(const layer *l)

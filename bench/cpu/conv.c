@@ -11,6 +11,7 @@
 
 #include "elementwise.h"
 #include "internal.h"
+#include "profile.h"
 
 /* ---- ops ---- */
 
@@ -191,10 +192,12 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 
 void bk_conv_forward(bk_op *op)
 {
+	prof_kind(PK_REORDER);
 	if (op->r_img.p)
 		prim_run(&op->r_img);
 	DNNL_CHECK(dnnl_memory_set_data_handle(op->m_wf, wtmp));
 	prim_run(&op->r_wf);
+	prof_kind(PK_CONV_FWD);
 	prim_run(&op->fwd);
 }
 
@@ -202,13 +205,17 @@ void bk_conv_backward_data(bk_op *op)
 {
 	if (!op->bwd.p)
 		return;
+	prof_kind(PK_REORDER);
 	DNNL_CHECK(dnnl_memory_set_data_handle(op->m_wb, wtmp));
 	prim_run(&op->r_wb);
 	if (op->m_tmp)
 		DNNL_CHECK(dnnl_memory_set_data_handle(op->m_tmp, acc_tmp));
+	prof_kind(PK_CONV_BWD_DATA);
 	prim_run(&op->bwd);
-	if (op->add.p)
+	if (op->add.p) {
+		prof_kind(PK_DX_ADD);
 		prim_run(&op->add);
+	}
 }
 
 void bk_conv_backward_weights(bk_op *op)
@@ -216,10 +223,14 @@ void bk_conv_backward_weights(bk_op *op)
 	if (op->m_dwb)
 		DNNL_CHECK(dnnl_memory_set_data_handle(op->m_dwb, dwtmp));
 	if (op->r_wx.p) {
+		prof_kind(PK_REORDER);
 		prim_run(&op->r_wx);
 		prim_run(&op->r_wdy);
+		prof_kind(PK_CONV_BWD_WEIGHTS);
 	}
 	prim_run(&op->bwdw);
-	if (op->r_dw.p)
+	if (op->r_dw.p) {
+		prof_kind(PK_REORDER);
 		prim_run(&op->r_dw);
+	}
 }

@@ -11,6 +11,7 @@
 
 #include "elementwise.h"
 #include "internal.h"
+#include "profile.h"
 
 /* BN+add+ReLU's two steps after the batch norm: y = relu(y + z) in place
  * (op->add), and dz = y > 0 ? dy : 0 (op->mask). */
@@ -195,12 +196,15 @@ bk_op *bk_avgpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy)
 void bk_avgpool_forward(bk_op *op)
 {
 	prim_run(&op->fwd);
+	prof_kind(PK_REORDER);
 	prim_run(&op->r_out);
 }
 
 void bk_avgpool_backward(bk_op *op)
 {
+	prof_kind(PK_REORDER);
 	prim_run(&op->r_in);
+	prof_kind(PK_POOL_BWD);
 	prim_run(&op->bwd);
 }
 

@@ -390,6 +390,24 @@ static int num(const char *what, const char *s, long lo, long hi)
 	return (int)v;
 }
 
+/* model.c's walks put --profile's marks only when profiling, which this
+ * driver never turns on; the ops here are done when they return. */
+void bk_sync(void)
+{
+}
+void bk_prof_init(int n)
+{
+	die("test-arena-check: no profile (%d marks asked)", n);
+}
+void bk_prof_mark(int i)
+{
+	die("test-arena-check: no profile (mark %d)", i);
+}
+double bk_prof_ms(int i, int j)
+{
+	die("test-arena-check: no profile (marks %d, %d)", i, j);
+}
+
 int main(int argc, char **argv)
 {
 	progname = "test-arena-check";

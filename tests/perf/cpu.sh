@@ -5,11 +5,13 @@
 # pipelines/pytorch_synthetic.py (NCHW and channels_last, jemalloc preloaded
 # with MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1, the same threads), each
 # REPEAT times, interleaved; bin/perf-roof measures the
-# oneDNN convolution roof first. Prints a table on stdout: images/s (median
-# of the repeats, each from the iterations after the warm-up, see STAT),
-# bench's achieved GFLOP/s and its fraction of the roof, peak resident memory,
-# PyTorch's best layout; then bench's speed and memory targets against
-# PyTorch, each PASS or MISS. The settings of both go beside the table.
+# oneDNN convolution roof first, bin/perf-step-roof the roof of one step of
+# each configuration (every op at its own lower bound). Prints a table on
+# stdout: images/s (median of the repeats, each from the iterations after
+# the warm-up, see STAT), bench's achieved GFLOP/s and its fraction of the
+# single-convolution roof, the step's roof in images/s and bench's share of
+# it, peak resident memory, PyTorch's best layout; the step roofs' breakdown
+# by kind; then bench's targets (issue 13), each PASS or MISS. The settings of both go beside the table.
 # Logs are kept in LOGS. Progress goes to stderr.
 #
 # AGREE="112" (sizes; `make perf-agree`): at those sizes two more PyTorch
@@ -24,8 +26,9 @@
 #
 # Knobs (environment): STAT (median: images/s from the median step time of
 # the timed iterations; mean: from their total time), REPEAT (1), ITERS (30), WARMUP (10), BATCH (16),
-# SIZES ("224 112"), PRECISIONS ("fp32 amp"), THREADS (all cores), BENCH
-# (bin/bench), PEAK (bin/perf-roof), PYTHON (/usr/bin/python3), JEMALLOC, LOGS
+# SIZES ("224 112"), PRECISIONS ("fp32 amp"), THREADS (all cores), BENCH_FLAGS
+# (more flags for every bench run, e.g. "--layout blocked"), BENCH
+# (bin/bench), PEAK (bin/perf-roof), STEP_ROOF (bin/perf-step-roof), PYTHON (/usr/bin/python3), JEMALLOC, LOGS
 # (build/perf-cpu), LAYOUTS ("nchw cl": PyTorch memory formats tried),
 # MALLOC_CONF (dirty_decay_ms:-1,muzzy_decay_ms:-1), ROOF_FROM (a peak.txt of
 # an earlier run: its roof, not measured again), REPORT_ONLY (non-empty:
@@ -40,7 +43,8 @@ precisions_given=${PRECISIONS+1}
 REPEAT=${REPEAT:-1} ITERS=${ITERS:-30} WARMUP=${WARMUP:-10} BATCH=${BATCH:-16}
 SIZES=${SIZES:-224 112} PRECISIONS=${PRECISIONS:-fp32 amp} LAYOUTS=${LAYOUTS:-nchw cl}
 THREADS=${THREADS:-$(nproc)} STAT=${STAT:-median}
-BENCH=${BENCH:-$root/bin/bench} PEAK=${PEAK:-$root/bin/perf-roof} PYTHON=${PYTHON:-/usr/bin/python3}
+BENCH=${BENCH:-$root/bin/bench} PEAK=${PEAK:-$root/bin/perf-roof}
+STEP_ROOF=${STEP_ROOF:-$root/bin/perf-step-roof} PYTHON=${PYTHON:-/usr/bin/python3}
 JEMALLOC=${JEMALLOC:-/usr/lib/x86_64-linux-gnu/libjemalloc.so.2}
 LOGS=${LOGS:-$root/build/perf-cpu}
 MALLOC_CONF=${MALLOC_CONF:-dirty_decay_ms:-1,muzzy_decay_ms:-1} AGREE=${AGREE:-}
@@ -56,6 +60,7 @@ done
 ((WARMUP < ITERS)) || { echo "$prog: WARMUP=$WARMUP must be below ITERS=$ITERS" >&2; exit 2; }
 [ -x "$BENCH" ] || die "$BENCH: not built (make bin/bench)"
 [ -x "$PEAK" ] || die "$PEAK: not built (make bin/perf-roof)"
+[ -x "$STEP_ROOF" ] || die "$STEP_ROOF: not built (make bin/perf-step-roof)"
 if [ -n "$AGREE" ]; then
 	for px in $AGREE; do has "$SIZES" "$px" || die "AGREE=$AGREE: $px is not in SIZES=$SIZES"; done
 	[ -n "${HARNESS_CMD:-}" ] || die "AGREE needs HARNESS_CMD (make perf-agree sets it)"
@@ -124,8 +129,9 @@ run_bench() { # px prec rep -> log path
 	local log="$LOGS/bench_${1}_${2}_$3.log"
 	echo "$prog: bench $1 px $2 run $3" >&2
 	load_mark
+	# shellcheck disable=SC2086 # BENCH_FLAGS: several flags, split on purpose
 	"$BENCH" --batch "$BATCH" --image "$1" --precision "$2" --iters "$ITERS" \
-		--warmup "$WARMUP" --threads "$THREADS" >"$log" 2>"$log.err" ||
+		--warmup "$WARMUP" --threads "$THREADS" ${BENCH_FLAGS:-} >"$log" 2>"$log.err" ||
 		die "bench failed ($log.err): $(tail -n 1 "$log.err")"
 	echo "$log"
 }
@@ -195,6 +201,20 @@ if [ "$roof_bf16" = - ] && [[ " $PRECISIONS " == *" amp "* ]]; then
 	PRECISIONS=fp32
 fi
 
+# The step's roof of each configuration: op by op (bench --profile --roof
+# reads the same file), images/s on its last line.
+for px in $SIZES; do
+	for prec in $PRECISIONS; do
+		f=$LOGS/roof_${px}_$prec.txt
+		[ -n "${REPORT_ONLY:-}" ] && continue
+		echo "$prog: step roof $px px $prec" >&2
+		"$STEP_ROOF" -i "$px" -b "$BATCH" -p "$prec" >"$f.tmp" 2>"$f.err" ||
+			die "step roof failed: $(tail -n 1 "$f.err")"
+		mv "$f.tmp" "$f"
+	done
+done
+step_roof() { sed -n 's/^roof step_ms=[^ ]* images_per_s=\([0-9.]*\)$/\1/p' "$LOGS/roof_$1_$2.txt" 2>/dev/null | grep . || echo -; }
+
 declare -A R M # R[tool,px,prec] = rates (one per line), M[...] = peak MB
 # add TOOL PX PREC LOG: one run's figures, or none when REPORT_ONLY finds no
 # complete log (a run cut short).
@@ -262,14 +282,16 @@ for f in "$LOGS"/pytorch_*_cl_1.log "$LOGS"/pytorch_*_1.log; do
 		"$(sed -n 's/^# env node=0 setting\.//p' "$f" | paste -sd' ')"
 	break
 done
-echo "# bench settings: --threads $THREADS, OMP_NUM_THREADS=$THREADS, its default layout (blocked)"
+echo "# bench settings: --threads $THREADS, OMP_NUM_THREADS=$THREADS${BENCH_FLAGS:+, $BENCH_FLAGS}," \
+	"layout: ${BENCH_FLAGS:+as those flags say, else }its default (fp32 blocked, amp NHWC)"
 [ -s "$LOGS/load.runs" ] && echo "# load average (1 min) as the runs started: $(sort -g "$LOGS/load.runs" |
 	awk '{ v[NR] = $1 } END { printf "min %s, median %s, max %s over %d runs", v[1], v[int((NR + 1) / 2)], v[NR], NR }')"
 echo
-printf '| %4s | %-4s | %8s | %7s | %6s | %8s | %10s | %9s | %-4s | %8s | %6s |\n' \
-	px prec "bench/s" GFLOP/s "% roof" "bench MB" "torch NCHW" "torch CL" best "torch MB" ratio
-printf '|-----:|------|---------:|--------:|-------:|---------:|-----------:|----------:|------|---------:|-------:|\n'
-declare -A BEST BESTM
+printf '| %4s | %-4s | %8s | %7s | %6s | %9s | %6s | %8s | %10s | %9s | %-4s | %8s | %6s |\n' \
+	px prec "bench/s" GFLOP/s "% roof" "step roof" "% step" "bench MB" "torch NCHW" "torch CL" best \
+	"torch MB" ratio
+printf '|-----:|------|---------:|--------:|-------:|----------:|-------:|---------:|-----------:|----------:|------|---------:|-------:|\n'
+declare -A BEST BESTM STEP
 for px in $SIZES; do
 	gpi=$(gflop_per_image "$px")
 	for prec in $PRECISIONS; do
@@ -293,8 +315,26 @@ for px in $SIZES; do
 		BEST[$px,$prec]=$bt BESTM[$px,$prec]=$btm
 		ratio=-
 		[ "$bt" != - ] && ratio=$(awk -v a="$b" -v t="$bt" 'BEGIN { printf "%.2f", a / t }')
-		printf '| %4s | %-4s | %8s | %7s | %6s | %8s | %10s | %9s | %-4s | %8s | %6s |\n' \
-			"$px" "$prec" "$b" "$gf" "$pct" "$bm" "$nchw" "$cl" "$best" "$btm" "$ratio"
+		sr=$(step_roof "$px" "$prec") spct=-
+		[ "$sr" != - ] && [ "$b" != - ] &&
+			spct=$(awk -v a="$b" -v r="$sr" 'BEGIN { printf "%.1f", 100 * a / r }')
+		STEP[$px,$prec]=$spct
+		printf '| %4s | %-4s | %8s | %7s | %6s | %9s | %6s | %8s | %10s | %9s | %-4s | %8s | %6s |\n' \
+			"$px" "$prec" "$b" "$gf" "$pct" "$sr" "$spct" "$bm" "$nchw" "$cl" "$best" "$btm" \
+			"$ratio"
+	done
+done
+echo
+
+echo "The step's roof (bin/perf-step-roof): bound ms per kind of op, and its share of the roof"
+echo
+for px in $SIZES; do
+	for prec in $PRECISIONS; do
+		f=$LOGS/roof_${px}_$prec.txt
+		[ -r "$f" ] || continue
+		printf '%s px %s (%s): ' "$px" "$prec" "$(sed -n 's/^# roof .*\(bandwidth_gbs=[0-9.]*\).*/\1/p' "$f")"
+		awk '$1 == "kind" { printf "%s%s %s ms (%s)", n++ ? ", " : "", $2, $3, $4 }
+			$1 == "roof" { split($2, a, "="); printf "; step %s ms\n", a[2] }' "$f"
 	done
 done
 echo
@@ -345,24 +385,26 @@ target() {
 		printf 'target %-44s %8s >= %-6s MISS\n' "$1" "$2" "$3"
 	fi
 }
-if has "$PRECISIONS" fp32; then
-	has "$SIZES" 224 && target "fp32 224 px: bench / PyTorch images/s" \
-		"$(div "$(med bench,224,fp32)" "${BEST[224,fp32]}")" 1.2
-	has "$SIZES" 112 && target "fp32 112 px: bench / PyTorch images/s" \
-		"$(div "$(med bench,112,fp32)" "${BEST[112,fp32]}")" 1.5
-fi
-if has "$PRECISIONS" amp; then
-	for px in $SIZES; do
-		target "bf16 $px px: bench / PyTorch bf16 images/s" \
-			"$(div "$(med "bench,$px,amp")" "${BEST[$px,amp]}")" 1.2
-		has "$PRECISIONS" fp32 && target "bf16 $px px: bench bf16 / bench fp32 images/s" \
-			"$(div "$(med "bench,$px,amp")" "$(med "bench,$px,fp32")")" 1.6
-	done
-fi
+# Issue 13's targets: bench >= 1.5x PyTorch at its best, amp >= 1.8x
+# bench's fp32, peak memory <= 0.6x PyTorch's, >= 85 % of the step's roof.
 for px in $SIZES; do
 	for prec in $PRECISIONS; do
-		# PyTorch MB / bench MB >= 1 is "bench's peak memory <= PyTorch's".
+		target "$prec $px px: bench / PyTorch images/s" \
+			"$(div "$(med "bench,$px,$prec")" "${BEST[$px,$prec]}")" 1.5
+	done
+	has "$PRECISIONS" amp && has "$PRECISIONS" fp32 &&
+		target "amp $px px: bench amp / bench fp32 images/s" \
+			"$(div "$(med "bench,$px,amp")" "$(med "bench,$px,fp32")")" 1.8
+done
+for px in $SIZES; do
+	for prec in $PRECISIONS; do
+		# PyTorch MB / bench MB >= 1/0.6 is "bench's peak memory <= 0.6x PyTorch's".
 		target "memory $px px $prec: PyTorch MB / bench MB" \
-			"$(div "${BESTM[$px,$prec]}" "$(medm "bench,$px,$prec")")" 1.0
+			"$(div "${BESTM[$px,$prec]}" "$(medm "bench,$px,$prec")")" 1.67
+	done
+done
+for px in $SIZES; do
+	for prec in $PRECISIONS; do
+		target "$prec $px px: % of the step's roof" "${STEP[$px,$prec]}" 85
 	done
 done

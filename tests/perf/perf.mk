@@ -2,6 +2,8 @@
 # figures; it is not a test.
 #
 #   make perf-roof                     this CPU's oneDNN convolution roof (bin/perf-roof)
+#   make perf-step-roof                the roof of one training step, op by op
+#                                      (bin/perf-step-roof; ROOF_ARGS='-i 112 -p amp')
 #   make perf-cpu                      bench against PyTorch, one run of each configuration
 #   make perf-cpu REPEAT=3             medians of three
 #   make perf-cpu BENCH_CPU_ARGS='...' see tests/perf/cpu.sh for the knobs
@@ -18,27 +20,41 @@ REPEAT ?= 1
 BENCH_CPU_ITERS ?= 30
 BENCH_CPU_WARMUP ?= 10
 BENCH_CPU_ARGS ?=
+ROOF_ARGS ?=
 AGREE ?= 112
 
-PERF_ROOF_OBJ := $(call objs,tests/perf/roof.c)
-$(PERF_ROOF_OBJ): XCFLAGS := -Ibench
+PERF_CONVTIME_OBJ := $(call objs,tests/perf/convtime.c)
+PERF_ROOF_OBJ := $(call objs,tests/perf/roof.c) $(PERF_CONVTIME_OBJ)
+PERF_STEP_OBJ := $(call objs,tests/perf/step.c) $(PERF_CONVTIME_OBJ) \
+	$(call objs,bench/model.c bench/cost.c)
+$(call objs,tests/perf/roof.c tests/perf/convtime.c): XCFLAGS := -Ibench
+$(call objs,tests/perf/step.c): XCFLAGS := -Ibench -fopenmp
 
 $(BIN)/perf-roof: $(PERF_ROOF_OBJ) $(LIBDLBENCH) | $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -ldnnl
 
-all: $(BIN)/perf-roof
+# bin/perf-step-roof: the roof of one training step, op by op (step.c)
+$(BIN)/perf-step-roof: $(PERF_STEP_OBJ) $(LIBDLBENCH) | $(BIN)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -ldnnl -fopenmp -lm
+
+all: $(BIN)/perf-roof $(BIN)/perf-step-roof
 
 perf-roof: $(BIN)/perf-roof
 	$(BIN)/perf-roof
 
-perf-cpu: $(BIN)/bench $(BIN)/perf-roof tests/perf/cpu.sh pipelines/pytorch_synthetic.py
-	REPEAT=$(REPEAT) ITERS=$(BENCH_CPU_ITERS) WARMUP=$(BENCH_CPU_WARMUP) \
-	BENCH=$(BIN)/bench PEAK=$(BIN)/perf-roof bash tests/perf/cpu.sh $(BENCH_CPU_ARGS)
+perf-step-roof: $(BIN)/perf-step-roof
+	$(BIN)/perf-step-roof $(ROOF_ARGS)
 
-perf-agree: $(BIN)/bench $(BIN)/perf-roof $(BIN)/launch $(BIN)/grep-iters $(BIN)/window \
+perf-cpu: $(BIN)/bench $(BIN)/perf-roof $(BIN)/perf-step-roof tests/perf/cpu.sh pipelines/pytorch_synthetic.py
+	REPEAT=$(REPEAT) ITERS=$(BENCH_CPU_ITERS) WARMUP=$(BENCH_CPU_WARMUP) \
+	BENCH=$(BIN)/bench PEAK=$(BIN)/perf-roof STEP_ROOF=$(BIN)/perf-step-roof \
+	bash tests/perf/cpu.sh $(BENCH_CPU_ARGS)
+
+perf-agree: $(BIN)/bench $(BIN)/perf-roof $(BIN)/perf-step-roof $(BIN)/launch $(BIN)/grep-iters $(BIN)/window \
 		tests/perf/cpu.sh tests/perf/plain_torch.py pipelines/pytorch_synthetic.py
 	REPEAT=$(REPEAT) ITERS=$(BENCH_CPU_ITERS) WARMUP=$(BENCH_CPU_WARMUP) \
-	BENCH=$(BIN)/bench PEAK=$(BIN)/perf-roof AGREE='$(AGREE)' HARNESS_BIN=$(abspath $(BIN)) \
+	BENCH=$(BIN)/bench PEAK=$(BIN)/perf-roof STEP_ROOF=$(BIN)/perf-step-roof \
+	AGREE='$(AGREE)' HARNESS_BIN=$(abspath $(BIN)) \
 	HARNESS_CMD='$(pytorch-synthetic_CMD)' bash tests/perf/cpu.sh $(BENCH_CPU_ARGS)
 
 perf-filters: $(addprefix $(BIN)/,grep-iters window median speedup table compare ranks plot) \
@@ -48,4 +64,4 @@ perf-filters: $(addprefix $(BIN)/,grep-iters window median speedup table compare
 perf-data: $(BIN)/bench tests/perf/data.sh tests/perf/torch_data.py
 	BENCH=$(abspath $(BIN)/bench) bash tests/perf/data.sh
 
-.PHONY: perf-roof perf-cpu perf-agree perf-filters perf-data
+.PHONY: perf-roof perf-step-roof perf-cpu perf-agree perf-filters perf-data
