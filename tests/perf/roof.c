@@ -22,15 +22,6 @@
 #include "cpu/dnnl_check.h"
 #include "lib.h"
 
-/* A flag's integer in [lo, hi], else a usage error. */
-static long number(const char *s, const char *flag, long lo, long hi)
-{
-	long v;
-	if (parse_long(s, lo, hi, &v) != 0)
-		die_usage("%s: %s: not a number in [%ld, %ld]", flag, s, lo, hi);
-	return v;
-}
-
 /* ResNet50 v1.5's distinct convolutions at 224 px: in, out, kernel, stride,
  * input side. The stride-2 3x3 is the v1.5 placement. */
 static const struct shape {
@@ -89,10 +80,10 @@ int main(int argc, char **argv)
 	while ((ch = getopt(argc, argv, "b:n:p:v")) != -1) {
 		switch (ch) {
 		case 'b':
-			batch = (int)number(optarg, "-b", 1, 1024);
+			batch = (int)flag_int("-b", optarg, 1, 1024);
 			break;
 		case 'n':
-			reps = (int)number(optarg, "-n", 1, 10000);
+			reps = (int)flag_int("-n", optarg, 1, 10000);
 			break;
 		case 'p':
 			want_fp32 = strcmp(optarg, "fp32") == 0;
