@@ -18,7 +18,7 @@ $(eval $(call track_flags,bench,$(BENCH_XCFLAGS) $(BENCH_LIBS)))
 # bench/data/: the input pipeline of bench --data, on libjpeg-turbo's libjpeg
 # API (bench/data/data.mk: the generator and the test driver).
 DATA_OBJ := $(call objs,$(filter-out bench/data/synth.c,$(wildcard bench/data/*.c)))
-BENCH_CORE_OBJ := $(call objs,bench/main.c bench/export.c bench/model.c bench/arena.c \
+BENCH_CORE_OBJ := $(call objs,bench/main.c bench/flags.c bench/export.c bench/model.c bench/arena.c \
 	bench/profile.c bench/cost.c bench/allreduce/allreduce.c) $(DATA_OBJ)
 BENCH_CPU_OBJ := $(call objs,$(wildcard bench/cpu/*.c))
 BENCH_OBJ := $(BENCH_CORE_OBJ) $(BENCH_CPU_OBJ)

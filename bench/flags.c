@@ -1,0 +1,255 @@
+/*
+ * flags.c — bench's command line (flags.h): one table of flags, from which
+ * both the parsing and the usage text come; --allreduce's own flags are
+ * allreduce.c's.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "flags.h"
+#include "lib.h"
+
+/* ---- the flags ---- */
+
+enum flag_kind {
+	F_SWITCH, /* int field = 1 */
+	F_INT,    /* int field, an integer in [lo, hi] */
+	F_I64,    /* long long field, an integer in [lo, hi] */
+	F_NUM,    /* double field, a number in [lo, hi] */
+	F_STR,    /* const char * field, the value as given */
+	F_CHOICE, /* int field = lo + the index of the value among arg's '|'-separated words */
+	F_MODE,   /* int field = 1, and the synopsis of its own flags (allreduce.h) */
+};
+
+struct flag {
+	const char *name;
+	int kind;
+	size_t off;      /* of the field in config */
+	double lo, hi;   /* exact in a double: integers up to 2^53 */
+	const char *arg; /* the value in the usage; F_CHOICE: the choices */
+};
+
+/* One line: clang-format would take the braces for a block. */
+/* clang-format off */
+#define FLAG(name, kind, field, lo, hi, arg) {name, kind, offsetof(config, field), lo, hi, arg}
+/* clang-format on */
+
+static const struct flag flags[] = {
+	FLAG("--describe", F_SWITCH, describe, 0, 0, NULL),
+	FLAG("--batch", F_INT, batch, 1, 65536, "B"),
+	FLAG("--precision", F_CHOICE, precision, BK_FP32, 0, "fp32|tf32|amp|bf16"),
+	FLAG("--image", F_INT, image, 32, 4096, "PX"),
+	FLAG("--classes", F_INT, classes, 2, 1000000, "K"),
+	FLAG("--iters", F_INT, iters, 1, 100000000, "N"),
+	FLAG("--warmup", F_INT, warmup, 0, 100000000, "W"),
+	FLAG("--threads", F_INT, threads, 1, 4096, "T"),
+	FLAG("--seed", F_I64, seed, 0, 9007199254740992.0, "S"),
+	FLAG("--lr", F_NUM, lr, 0, 1e6, "X"),
+	FLAG("--momentum", F_NUM, momentum, 0, 1, "X"),
+	FLAG("--weight-decay", F_NUM, weight_decay, 0, 1, "X"),
+	FLAG("--label-smoothing", F_NUM, label_smoothing, 0, 1, "X"),
+	FLAG("--lr-warmup", F_INT, lr_warmup, 0, 100000000, "N"),
+	FLAG("--shard", F_INT, shard, 0, 1000000, "R"),
+	FLAG("--bucket-mb", F_NUM, bucket_mb, 0.001, 1e6, "X"),
+	FLAG("--layout", F_CHOICE, layout, BK_LAYOUT_BLOCKED, 0, "blocked|nhwc"),
+	FLAG("--verbose", F_SWITCH, verbose, 0, 0, NULL),
+	FLAG("--rank-times", F_SWITCH, rank_times, 0, 0, NULL),
+	FLAG("--profile", F_SWITCH, profile, 0, 0, NULL),
+	FLAG("--roof", F_STR, roof, 0, 0, "FILE"),
+	FLAG("--export", F_STR, export_dir, 0, 0, "DIR"),
+	FLAG("--loss-scale", F_NUM, loss_scale, 1, 16777216, "N"),
+	FLAG("--graph", F_SWITCH, graph, 0, 0, NULL),
+	FLAG("--nccl-high-priority", F_SWITCH, nccl_high, 0, 0, NULL),
+	FLAG("--nccl-timeout", F_NUM, nccl_timeout, 1, 86400, "S"),
+	FLAG("--data", F_STR, data_dir, 0, 0, "DIR"),
+	FLAG("--loader-threads", F_INT, loader_threads, 1, 4096, "T"),
+	FLAG("--prefetch", F_INT, prefetch, 1, 64, "N"),
+	FLAG("--data-only", F_SWITCH, data_only, 0, 0, NULL),
+	FLAG("--allreduce", F_MODE, allreduce, 0, 0, NULL),
+};
+enum { NFLAGS = sizeof flags / sizeof flags[0], USAGE_WIDTH = 80 };
+
+/* The synopsis, wrapped at USAGE_WIDTH columns after lib's "usage: ":
+ * "bench [--describe] [--batch B] ..." for training, then the mode's
+ * "bench --allreduce [--min-bytes N] ..." from allreduce.h's table. */
+static struct {
+	char text[2048];
+	size_t len;
+	int col;
+} syn = {.col = 7};
+
+static void syn_put(const char *s)
+{
+	for (; *s && syn.len + 1 < sizeof syn.text; s++) {
+		syn.text[syn.len++] = *s;
+		syn.col = *s == '\n' ? 0 : syn.col + 1;
+	}
+}
+
+static void syn_word(const char *name, const char *arg)
+{
+	char w[64];
+	snprintf(w, sizeof w, " [%s%s%s]", name, arg ? " " : "", arg ? arg : "");
+	if (syn.col + (int)strlen(w) > USAGE_WIDTH)
+		syn_put("\n            ");
+	syn_put(w);
+}
+
+void flags_usage(void)
+{
+	const struct flag *mode = NULL;
+	syn_put("bench");
+	for (const struct flag *f = flags; f < flags + NFLAGS; f++) {
+		if (f->kind == F_MODE)
+			mode = f;
+		else
+			syn_word(f->name, f->arg);
+	}
+	syn_put("\n       bench ");
+	syn_put(mode->name);
+	for (const struct allreduce_flag *f = allreduce_flags; f->name; f++)
+		syn_word(f->name, f->arg);
+	usage_text = syn.text;
+}
+
+static int is_allreduce_flag(const char *name)
+{
+	for (const struct allreduce_flag *f = allreduce_flags; f->name; f++)
+		if (!strcmp(f->name, name))
+			return 1;
+	return 0;
+}
+
+/* "'x' is not an integer", "'8' is out of range [32, 4096]" */
+static long long int_value(const struct flag *f, const char *v)
+{
+	const char *d = v + (*v == '-');
+	long n;
+	if (*d == '\0' || d[strspn(d, "0123456789")] != '\0')
+		die_usage("%s: '%s' is not an integer", f->name, v);
+	if (parse_long(v, (long)f->lo, (long)f->hi, &n) != 0)
+		die_usage("%s: '%s' is out of range [%.0f, %.0f]", f->name, v, f->lo, f->hi);
+	return n;
+}
+
+/* The value's index among f->arg's choices, plus f->lo; else "'fp16' is
+ * not fp32, tf32, amp or bf16". */
+static int choice_value(const struct flag *f, const char *v)
+{
+	int n = 0;
+	for (const char *p = f->arg; *p; n++) {
+		size_t len = strcspn(p, "|");
+		if (len == strlen(v) && !strncmp(p, v, len))
+			return (int)f->lo + n;
+		p += len + (p[len] == '|');
+	}
+	char list[128];
+	size_t k = 0;
+	int i = 0;
+	for (const char *p = f->arg; *p; i++) {
+		size_t len = strcspn(p, "|");
+		k += (size_t)snprintf(list + k, sizeof list - k, "%s%.*s",
+				      i == 0       ? ""
+				      : i == n - 1 ? " or "
+						   : ", ",
+				      (int)len, p);
+		p += len + (p[len] == '|');
+	}
+	die_usage("%s: '%s' is not %s", f->name, v, list);
+}
+
+static void set(config *c, const struct flag *f, const char *v)
+{
+	void *field = (char *)c + f->off;
+	double x;
+	switch (f->kind) {
+	case F_SWITCH:
+	case F_MODE:
+		*(int *)field = 1;
+		break;
+	case F_INT:
+		*(int *)field = (int)int_value(f, v);
+		break;
+	case F_I64:
+		*(long long *)field = int_value(f, v);
+		break;
+	case F_NUM:
+		if (parse_double(v, &x) != 0)
+			die_usage("%s: '%s' is not a number", f->name, v);
+		if (x < f->lo || x > f->hi)
+			die_usage("%s: '%s' is out of range [%g, %g]", f->name, v, f->lo, f->hi);
+		*(double *)field = x;
+		break;
+	case F_STR:
+		*(const char **)field = v;
+		break;
+	case F_CHOICE:
+		*(int *)field = choice_value(f, v);
+		break;
+	}
+}
+
+void flags_parse(config *c, int argc, char **argv)
+{
+	*c = (config){.batch = 16,
+		      .image = 224,
+		      .classes = 0, /* 1000, or the tree's classes with --data */
+		      .iters = 20,
+		      .warmup = -1,
+		      .seed = 1,
+		      .lr = -1,
+		      .momentum = 0.9,
+		      .weight_decay = 1e-4,
+		      .shard = -1,
+		      .prefetch = 2,
+		      .bucket_mb = 25.0,
+		      .precision = BK_FP32};
+	allreduce_defaults(&c->ar);
+	for (int i = 1; i < argc; i++) {
+		const char *name = argv[i];
+		if (!strcmp(name, "-h") || !strcmp(name, "--help"))
+			usage();
+		if (strncmp(name, "--", 2) != 0) {
+			warnf("unexpected argument '%s'", name);
+			usage();
+		}
+		const struct flag *f = flags;
+		while (f < flags + NFLAGS && strcmp(f->name, name) != 0)
+			f++;
+		int ours = f < flags + NFLAGS;
+		if (!ours && !is_allreduce_flag(name)) {
+			warnf("unknown option '%s'", name);
+			usage();
+		}
+		int valued = !ours || f->arg;
+		if (valued && i + 1 >= argc) {
+			warnf("%s needs a value", name);
+			usage();
+		}
+		if (ours)
+			set(c, f, valued ? argv[++i] : NULL);
+		else
+			allreduce_flag(&c->ar, name, argv[++i]);
+	}
+	if (c->data_only && !c->data_dir)
+		die_usage("--data-only: only with --data DIR");
+	if (c->roof && !c->profile)
+		die_usage("--roof: only with --profile");
+	if (c->profile && c->graph)
+		die_usage("--profile: not with --graph (a replayed graph has no marks)");
+	if (c->data_dir && c->export_dir)
+		die_usage("--export: only with synthetic data");
+	if ((!c->data_dir || c->describe) && c->classes == 0)
+		c->classes = 1000;
+	if (c->warmup >= c->iters)
+		die_usage("--warmup: '%d' must be less than --iters (%d)", c->warmup, c->iters);
+	/* bench --allreduce takes bench's --iters, and --warmup when given */
+	c->ar.iters = c->iters;
+	if (c->warmup >= 0)
+		c->ar.warmup = c->warmup;
+	else /* step 1 allocates, searches, connects: keep it out of the summary */
+		c->warmup = c->iters > 1 ? 1 : 0;
+}

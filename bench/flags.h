@@ -1,0 +1,30 @@
+/*
+ * flags.h — bench's command line: the configuration a run is given, read
+ * and checked by flags.c from one table that gives both the parsing and the
+ * usage text.
+ */
+#ifndef BENCH_FLAGS_H
+#define BENCH_FLAGS_H
+
+#include "allreduce/allreduce.h"
+
+typedef struct config {
+	int describe, verbose, allreduce, rank_times, graph, nccl_high, profile;
+	int batch, image, classes, iters, warmup, threads, lr_warmup, shard;
+	int precision, layout;
+	long long seed;
+	double lr, momentum, weight_decay, label_smoothing, bucket_mb, loss_scale, nccl_timeout;
+	const char *export_dir;
+	const char *roof;     /* --roof: bin/perf-roof -s's file for --profile */
+	const char *data_dir; /* --data: an ImageFolder tree, else synthetic */
+	int loader_threads, prefetch, data_only;
+	struct allreduce_config ar;
+} config;
+
+/* Set lib's usage text from the table (call before anything can fail). */
+void flags_usage(void);
+/* Fill c from argv: defaults, each flag range-checked, the flags checked
+ * against each other; a usage error exits 2. */
+void flags_parse(config *c, int argc, char **argv);
+
+#endif
