@@ -107,7 +107,7 @@ typedef struct decoder {
 	size_t file_cap;
 	unsigned char *pix; /* the crop's region, 3 or 4 bytes a pixel */
 	size_t pix_cap;
-	float *tmp; /* after the horizontal pass */
+	float *tmp; /* after the vertical pass: [size][row of floats] */
 	size_t tmp_cap;
 	axis ax, ay;
 	int last_scale;         /* of the last image: eighths */

@@ -1,7 +1,8 @@
 /*
  * bench/data/decode.c: one training sample from one JPEG file. The file is
- * read whole; libjpeg-turbo decodes it at the smallest scale (n/8) at which
- * the crop still spans the output size, and only the crop's columns
+ * read whole; libjpeg-turbo decodes it at the smallest of the scales 1/8,
+ * 2/8, 4/8, 8/8 (its SIMD ones, pick_scale) at which the crop still spans the
+ * output size, and only the crop's columns
  * (jpeg_crop_scanline) and rows (jpeg_skip_scanlines above, nothing decoded
  * below), as DALI's region decode does. The region is resampled to
  * size x size by PIL's antialiased bilinear filter, flipped with probability
@@ -98,71 +99,131 @@ static void *grow(void *p, size_t *cap, size_t need)
 	return need > *cap ? xgrow(p, cap, need, 1) : p;
 }
 
-/* The region's rh rows of pixels (row_bytes apart, ncomp bytes a pixel,
- * the first at column rx0, row ry0) to out: horizontal pass into d->tmp
- * ([row][3][size]), vertical pass, flip, normalise. */
-static void resample(decoder *d, size_t row_bytes, int rx0, int ry0, int rh, int ncomp, int adobe,
-		     int size, int flip, float *out)
+/* PIL's CMYK to RGB (Convert.c, cmyk2rgb: nk - C * nk / 255 rounded as
+ * its MULDIV255), in place over the region's rows, 4 bytes a pixel in and 3
+ * out; Adobe writes CMYK inverted, which PIL's "CMYK;I" reads back. */
+static void cmyk_to_rgb(unsigned char *pix, size_t row_bytes, int rh, int cw, int adobe)
 {
-	const axis *ax = &d->ax, *ay = &d->ay;
-	d->tmp = grow(d->tmp, &d->tmp_cap, (size_t)rh * 3 * size * sizeof(float));
 	for (int y = 0; y < rh; y++) {
-		const unsigned char *row = d->pix + (size_t)y * row_bytes;
-		float *t = d->tmp + (size_t)y * 3 * size;
-		for (int x = 0; x < size; x++) {
-			const float *w = ax->w + (size_t)x * ax->taps;
-			const unsigned char *p = row + (size_t)(ax->first[x] - rx0) * ncomp;
-			float r = 0, g = 0, b = 0;
-			if (ncomp == 3) {
-				for (int k = 0; k < ax->len[x]; k++, p += 3) {
-					r += w[k] * p[0];
-					g += w[k] * p[1];
-					b += w[k] * p[2];
-				}
-			} else { /* CMYK as PIL: stored inverted when Adobe wrote it */
-				for (int k = 0; k < ax->len[x]; k++, p += 4) {
-					int c = adobe ? p[0] : 255 - p[0],
-					    m = adobe ? p[1] : 255 - p[1];
-					int yy = adobe ? p[2] : 255 - p[2],
-					    kk = adobe ? p[3] : 255 - p[3];
-					r += w[k] * (float)(c * kk) * (1.0f / 255.0f);
-					g += w[k] * (float)(m * kk) * (1.0f / 255.0f);
-					b += w[k] * (float)(yy * kk) * (1.0f / 255.0f);
-				}
+		unsigned char *row = pix + (size_t)y * row_bytes;
+		for (int x = 0; x < cw; x++) {
+			const unsigned char *p = row + 4 * (size_t)x;
+			int k = adobe ? 255 - p[3] : p[3], nk = 255 - k, rgb[3];
+			for (int c = 0; c < 3; c++) {
+				int ink = adobe ? 255 - p[c] : p[c], t = ink * nk + 128;
+				rgb[c] = nk - (((t >> 8) + t) >> 8);
 			}
-			t[x] = r;
-			t[size + x] = g;
-			t[2 * size + x] = b;
-		}
-	}
-	for (int c = 0; c < 3; c++) {
-		float a = 1.0f / (255.0f * stdev[c]), o = mean[c] / stdev[c];
-		for (int y = 0; y < size; y++) {
-			float *dst = out + ((size_t)c * size + y) * size;
-			const float *w = ay->w + (size_t)y * ay->taps;
-			const float *src = d->tmp + ((size_t)(ay->first[y] - ry0) * 3 + c) * size;
-			for (int x = 0; x < size; x++)
-				dst[x] = 0.0f;
-			for (int k = 0; k < ay->len[y]; k++, src += (size_t)3 * size)
-				for (int x = 0; x < size; x++)
-					dst[x] += w[k] * src[x];
-			for (int x = 0; x < size; x++)
-				dst[x] = dst[x] * a - o;
-			for (int x = 0; flip && x < size / 2; x++) {
-				float t = dst[x];
-				dst[x] = dst[size - 1 - x];
-				dst[size - 1 - x] = t;
-			}
+			unsigned char *q = row + 3 * (size_t)x; /* q <= p: p is read first */
+			q[0] = (unsigned char)rgb[0];
+			q[1] = (unsigned char)rgb[1];
+			q[2] = (unsigned char)rgb[2];
 		}
 	}
 }
 
-/* The smallest n/8 at which the crop still spans size pixels each way. */
+/*
+ * The resize's two passes, vertical first: each output row is a weighted
+ * sum of whole input rows (contiguous bytes, which the compiler vectorises),
+ * so the horizontal pass, the one with a gather per tap, runs over size rows
+ * instead of the region's rh >= size. The sum is the same as PIL's
+ * horizontal-first order up to float rounding. Built for AVX-512, AVX2 and
+ * the baseline, chosen at load time.
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define ISA_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define ISA_CLONES
+#endif
+
+/* tv[y][0 .. n) = sum over the taps of row y of ay, of the region's rows
+ * (bytes, row_bytes apart, the first being row ry0); then zeros to stride. */
+ISA_CLONES static void rows_pass(const unsigned char *restrict pix, size_t row_bytes, int ry0,
+				 const axis *ay, size_t n, size_t stride, float *restrict tv)
+{
+	for (int y = 0; y < ay->n; y++) {
+		float *restrict t = tv + (size_t)y * stride;
+		const float *w = ay->w + (size_t)y * ay->taps;
+		const unsigned char *restrict src = pix + (size_t)(ay->first[y] - ry0) * row_bytes;
+		for (size_t j = 0; j < n; j++)
+			t[j] = 0.0f;
+		for (int k = 0; k < ay->len[y]; k++, src += row_bytes) {
+			float wk = w[k];
+			for (size_t j = 0; j < n; j++)
+				t[j] += wk * (float)src[j];
+		}
+		for (size_t j = n; j < stride; j++)
+			t[j] = 0.0f;
+	}
+}
+
+/* Four floats as one SSE register (GCC's and clang's vector extension). */
+typedef float v4f __attribute__((vector_size(16)));
+
+/* out[c][y][x] = (sum over the taps of column x of ax, of tv's RGB pixels
+ * from column rx0) * a[c] - o[c], x mirrored when flip. A tap is one
+ * 4-float multiply-add of a pixel's R, G, B and the next pixel's R (unused);
+ * tv's rows are padded with ax->taps zero pixels, so every read is inside. */
+ISA_CLONES static void cols_pass(const float *restrict tv, size_t stride, int rows, int rx0,
+				 const axis *ax, int flip, const float a[3], const float o[3],
+				 float *restrict out)
+{
+	int size = ax->n, taps = ax->taps;
+	size_t plane = (size_t)rows * size;
+	for (int y = 0; y < rows; y++) {
+		const float *t = tv + (size_t)y * stride;
+		float *restrict dst = out + (size_t)y * size;
+		for (int x = 0; x < size; x++) {
+			const float *w = ax->w + (size_t)x * taps;
+			const float *p = t + (size_t)(ax->first[x] - rx0) * 3;
+			v4f acc = {0, 0, 0, 0};
+			for (int k = 0; k < ax->len[x]; k++, p += 3) {
+				v4f v;
+				memcpy(&v, p, sizeof v);
+				acc += w[k] * v;
+			}
+			int xo = flip ? size - 1 - x : x;
+			dst[xo] = acc[0] * a[0] - o[0];
+			dst[plane + xo] = acc[1] * a[1] - o[1];
+			dst[2 * plane + xo] = acc[2] * a[2] - o[2];
+		}
+	}
+}
+
+/* The region's rh rows of cw pixels (row_bytes apart, ncomp bytes a pixel,
+ * the first at column rx0, row ry0) to out: PIL's antialiased bilinear
+ * resize to size x size, flip, normalise. */
+static void resample(decoder *d, size_t row_bytes, int rx0, int ry0, int rh, int cw, int ncomp,
+		     int adobe, int size, int flip, float *out)
+{
+	if (ncomp == 4)
+		cmyk_to_rgb(d->pix, row_bytes, rh, cw, adobe);
+	size_t n = (size_t)cw * 3, stride = n + (size_t)d->ax.taps * 3 + 1;
+	stride = (stride + 15) & ~(size_t)15; /* rows on 64-byte boundaries */
+	d->tmp = grow(d->tmp, &d->tmp_cap, (size_t)size * stride * sizeof(float));
+	rows_pass(d->pix, row_bytes, ry0, &d->ay, n, stride, d->tmp);
+	float a[3], o[3];
+	for (int c = 0; c < 3; c++) {
+		a[c] = 1.0f / (255.0f * stdev[c]);
+		o[c] = mean[c] / stdev[c];
+	}
+	cols_pass(d->tmp, stride, size, rx0, &d->ax, flip, a, o, out);
+}
+
+/*
+ * The smallest of 1/8, 2/8, 4/8 and 8/8 at which the crop still spans size
+ * pixels each way (at least scale_min eighths). libjpeg-turbo has SIMD
+ * inverse DCTs for those four scales only; at 3/8, 5/8, 6/8 and 7/8 its
+ * IDCTs (and the larger ones that upsample the chroma) are scalar C, and
+ * decoding more pixels at 8/8 costs less: 8 % less CPU an image at 224 px,
+ * 3 % at 112 (doc/measurements.md).
+ */
 static int pick_scale(int h, int w, int size, int scale_min)
 {
-	int k = scale_min;
+	int k = 1;
+	while (k < scale_min)
+		k *= 2;
 	while (k < 8 && ((long)w * k < 8L * size || (long)h * k < 8L * size))
-		k++;
+		k *= 2;
 	return k;
 }
 
@@ -242,7 +303,7 @@ long decode_sample(decoder *d, const char *path, srng *r, const sample_opts *o, 
 	int adobe = cinfo.saw_Adobe_marker;
 	jpeg_abort_decompress(&cinfo);
 	jpeg_destroy_decompress(&cinfo);
-	resample(d, row_bytes, (int)xoff, ly, rh, ncomp, adobe, o->size, flip, out);
+	resample(d, row_bytes, (int)xoff, ly, rh, (int)cw, ncomp, adobe, o->size, flip, out);
 	return (long)len;
 }
 
