@@ -1,8 +1,8 @@
 /*
  * bench/cpu/backend.c: the ops of backend.h on oneDNN 2.6 (C API) for CPUs.
- * Activations live in oneDNN's blocked layout (fp32: nChw16c, nChw8c
- * without AVX-512) or channels-last NHWC (bf16 under --precision amp),
- * --layout overrides; only the input image (NCHW fp32) and the classifier
+ * Activations live in oneDNN's blocked layout (nChw16c, or nChw8c in fp32
+ * without AVX-512), fp32 or bf16 (--precision amp); --layout nhwc gives
+ * channels-last instead. Only the input image (NCHW fp32) and the classifier
  * (plain fp32 [n][c]) are plain. Master weights stay fp32 OIHW in the flat
  * parameter buffer and are reordered to each convolution's own layout (and
  * type) before it runs; weight gradients are reordered back into the flat
@@ -204,14 +204,13 @@ void bk_init(const bk_config *cfg)
 		blocked = dnnl_nChw8c;
 		act_block = 8;
 	}
-	/* Default: blocked for fp32, channels-last for bf16. NHWC gets brgemm
-	 * forward convolutions (less CPU per step in both precisions on
-	 * AVX-512), but in fp32 its results drift further from float64 than
-	 * nChw16c's where batch norm has few values per channel (32 px: 3x
-	 * PyTorch's own error in layer4 gradients, against 1x), so fp32 keeps
-	 * the blocked layout. */
+	/* Default: blocked in both precisions. In fp32, NHWC's results drift
+	 * further from float64 than nChw16c's where batch norm has few values
+	 * per channel (32 px: 3x PyTorch's own error in layer4 gradients,
+	 * against 1x). In bf16, nChw16c's steps are 10-15 % faster than
+	 * NHWC's (2 threads, 112 and 224 px, every round: doc/speed.md). */
 	if (cfg->layout == BK_LAYOUT_DEFAULT)
-		act_tag = act_dt == dnnl_bf16 ? dnnl_nhwc : blocked;
+		act_tag = blocked;
 	else
 		act_tag = cfg->layout == BK_LAYOUT_BLOCKED ? blocked : dnnl_nhwc;
 	if (cfg->threads > 0)

@@ -20,6 +20,9 @@
 # run by HARNESS_BIN/launch and measured by grep-iters | window over the
 # same iterations) and a plain loop outside the harness
 # (tests/perf/plain_torch.py); a second table puts the three side by side.
+# Those three run last in each round, in an order rotated from round to
+# round; the verdict is the median of the rounds' own ratios, and with the
+# round-to-round spread of a shared machine (up to ±10 %) it wants REPEAT >= 5.
 #
 # Without AVX512_BF16 or AMX (oneDNN then has no bf16 convolution) the
 # default PRECISIONS is fp32 alone.
@@ -226,6 +229,30 @@ add() {
 	R[$1/mean,$2,$3]+="$(rate "$4" mean)"$'\n' # the statistic of the agreement table
 	M[$1,$2,$3]+="$(peak_mb "$4")"$'\n'
 }
+# one PX PREC REP WHAT: one PyTorch run (WHAT: a layout, harness or plain)
+# and its figures; under REPORT_ONLY the log already there.
+one() {
+	local log
+	case $4 in
+	harness)
+		if [ -n "${REPORT_ONLY:-}" ]; then log=$LOGS/harness_$1_$2_$3.log
+		else log=$(run_harness "$1" "$2" "$3"); fi
+		grep -q '^# end ' "$log" 2>/dev/null &&
+			R[harness,$1,$2]+="$(harness_rate "$2" "$log")"$'\n'
+		;;
+	plain)
+		if [ -n "${REPORT_ONLY:-}" ]; then log=$LOGS/plain_$1_$2_$3.txt
+		else log=$(run_plain "$1" "$2" "$3"); fi
+		[ -s "$log" ] && R[plain,$1,$2]+="$(cat "$log")"$'\n'
+		;;
+	*)
+		if [ -n "${REPORT_ONLY:-}" ]; then log=$LOGS/pytorch_$1_$2_$4_$3.log
+		else log=$(run_torch "$1" "$2" "$4" "$3"); fi
+		add "$4" "$1" "$2" "$log"
+		;;
+	esac
+	true
+}
 for rep in $(seq 1 "$REPEAT"); do
 	for px in $SIZES; do
 		for prec in $PRECISIONS; do
@@ -233,21 +260,20 @@ for rep in $(seq 1 "$REPEAT"); do
 			else log=$(run_bench "$px" "$prec" "$rep"); fi
 			add bench "$px" "$prec" "$log"
 			((have_torch)) || continue
+			# At AGREE's sizes the runs the agreement compares (the cl
+			# run, the harness's, the plain loop) go last, in an order
+			# rotated each round: runs a minute apart meet different
+			# speeds of a shared machine (8 % apart from round to
+			# round here), and none should always come after another.
+			first=() trio=()
 			for lay in $LAYOUTS; do
-				if [ -n "${REPORT_ONLY:-}" ]; then
-					log=$LOGS/pytorch_${px}_${prec}_${lay}_$rep.log
-				else log=$(run_torch "$px" "$prec" "$lay" "$rep"); fi
-				add "$lay" "$px" "$prec" "$log"
+				if has "$AGREE" "$px" && [ "$lay" = cl ]; then trio+=(cl); else first+=("$lay"); fi
 			done
-			has "$AGREE" "$px" || continue
-			if [ -n "${REPORT_ONLY:-}" ]; then log=$LOGS/harness_${px}_${prec}_$rep.log
-			else log=$(run_harness "$px" "$prec" "$rep"); fi
-			grep -q '^# end ' "$log" 2>/dev/null &&
-				R[harness,$px,$prec]+="$(harness_rate "$prec" "$log")"$'\n'
-			if [ -n "${REPORT_ONLY:-}" ]; then log=$LOGS/plain_${px}_${prec}_$rep.txt
-			else log=$(run_plain "$px" "$prec" "$rep"); fi
-			[ -s "$log" ] && R[plain,$px,$prec]+="$(cat "$log")"$'\n'
-			true
+			has "$AGREE" "$px" && trio+=(harness plain)
+			for ((i = 0; i < ${#trio[@]}; i++)); do
+				first+=("${trio[(i + rep - 1) % ${#trio[@]}]}")
+			done
+			for what in "${first[@]}"; do one "$px" "$prec" "$rep" "$what"; done
 		done
 	done
 done
@@ -283,7 +309,7 @@ for f in "$LOGS"/pytorch_*_cl_1.log "$LOGS"/pytorch_*_1.log; do
 	break
 done
 echo "# bench settings: --threads $THREADS, OMP_NUM_THREADS=$THREADS${BENCH_FLAGS:+, $BENCH_FLAGS}," \
-	"layout: ${BENCH_FLAGS:+as those flags say, else }its default (fp32 blocked, amp NHWC)"
+	"layout: ${BENCH_FLAGS:+as those flags say, else }its default (blocked nChw16c in fp32 and amp)"
 [ -s "$LOGS/load.runs" ] && echo "# load average (1 min) as the runs started: $(sort -g "$LOGS/load.runs" |
 	awk '{ v[NR] = $1 } END { printf "min %s, median %s, max %s over %d runs", v[1], v[int((NR + 1) / 2)], v[NR], NR }')"
 echo
