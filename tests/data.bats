@@ -108,6 +108,27 @@ im.convert('L').save('gray.jpg', quality=90); im.convert('CMYK').save('cmyk.jpg'
 	awk '{ for (i = 1; i < NF; i++) if ($i == "mean") exit !($(i + 1) <= 8) }' <<<"$output"
 }
 
+@test "the loader decodes only at libjpeg-turbo's SIMD scales (1/8, 2/8, 4/8, 8/8), the smallest that covers the crop" {
+	# 40 crops of a ~500 x 375 image at 32, 64 and 112 px: every scale one
+	# of the four, the reduced ones among them, and each the smallest of the
+	# four at which the crop's box spans the output (the box: top, left,
+	# height, width; the scale last)
+	for px in 32 64 112; do
+		for k in $(seq 0 39); do
+			test-data-check sample "$IMG" $px 1 1 $k | head -1 | sed "s/^/$px /"
+		done
+	done >"$BATS_TEST_TMPDIR/scales"
+	run -0 awk '{ px = $1; h = $4; w = $5; s = $7
+		if (s != 1 && s != 2 && s != 4 && s != 8) { print "scale " s "/8 at " px " px"; exit 1 }
+		want = 8
+		for (k = 4; k >= 1; k /= 2) if (w * k >= 8 * px && h * k >= 8 * px) want = k
+		if (s != want) { print "scale " s "/8, want " want "/8: " $0; exit 1 }
+		n[s]++ }
+		END { for (k in n) printf "%s/8 %d\n", k, n[k] }' "$BATS_TEST_TMPDIR/scales"
+	echo "$output"
+	[[ "$output" == *"1/8 "* || "$output" == *"2/8 "* || "$output" == *"4/8 "* ]]
+}
+
 @test "shards are disjoint and cover every epoch (DistributedSampler), and epochs are reshuffled" {
 	# n per_rank*world: each epoch every image once
 	run -0 test-data-check shards 12 4 9 2

@@ -24,7 +24,7 @@ SAN_PROGS := $(FILTERS) test-arena-check test-gpu-host $(if $(CUDA_FOUND),check-
 # maps, convolution shapes, pooling windows and check-gpu's comparison.
 SAN_HOST_TESTS := memory plan|arena|loss scale|loss-scale|cudnnFind|index maps|padded|pooling|tolerances|check-gpu-compare (passes|fails|says|refuses)|32-bit|warp-per-row|local rank|batch norm runs|bounded wait
 # bench's input pipeline, piece by piece (bin/test-data-check: no bench run).
-SAN_DATA_TESTS := crop box|decoded|grayscale|reduced DCT|shards|same seed|own label|numbered|imagenet-synthetic writes
+SAN_DATA_TESTS := crop box|decoded|grayscale|reduced DCT|SIMD scales|shards|same seed|own label|numbered|imagenet-synthetic writes
 
 test-sanitize:
 	@$(MAKE) --no-print-directory CUDA_QUIET=1 BIN=$(SAN_DIR)/bin OBJ=$(SAN_DIR) \

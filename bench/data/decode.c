@@ -125,7 +125,8 @@ static void cmyk_to_rgb(unsigned char *pix, size_t row_bytes, int rh, int cw, in
  * The resize's two passes, vertical first: each output row is a weighted
  * sum of whole input rows (contiguous bytes, which the compiler vectorises),
  * so the horizontal pass, the one with a gather per tap, runs over size rows
- * instead of the region's rh >= size. The sum is the same as PIL's
+ * instead of the region's rh (more whenever the crop is shrunk, as it
+ * mostly is). The sum is the same as PIL's
  * horizontal-first order up to float rounding. Built for AVX-512, AVX2 and
  * the baseline, chosen at load time.
  */
@@ -162,7 +163,8 @@ typedef float v4f __attribute__((vector_size(16)));
 /* out[c][y][x] = (sum over the taps of column x of ax, of tv's RGB pixels
  * from column rx0) * a[c] - o[c], x mirrored when flip. A tap is one
  * 4-float multiply-add of a pixel's R, G, B and the next pixel's R (unused);
- * tv's rows are padded with ax->taps zero pixels, so every read is inside. */
+ * tv's rows are padded with ax->taps zero pixels and one float, so every read
+ * is inside. */
 ISA_CLONES static void cols_pass(const float *restrict tv, size_t stride, int rows, int rx0,
 				 const axis *ax, int flip, const float a[3], const float o[3],
 				 float *restrict out)
@@ -215,7 +217,7 @@ static void resample(decoder *d, size_t row_bytes, int rx0, int ry0, int rh, int
  * inverse DCTs for those four scales only; at 3/8, 5/8, 6/8 and 7/8 its
  * IDCTs (and the larger ones that upsample the chroma) are scalar C, and
  * decoding more pixels at 8/8 costs less: 8 % less CPU an image at 224 px,
- * 3 % at 112 (doc/measurements.md).
+ * 2 % at 112 (doc/measurements.md).
  */
 static int pick_scale(int h, int w, int size, int scale_min)
 {

@@ -201,7 +201,7 @@ if [ "$roof_bf16" = - ] && [[ " $PRECISIONS " == *" amp "* ]]; then
 	[ -z "$precisions_given" ] ||
 		die "PRECISIONS=$PRECISIONS: this CPU has no bf16 convolution in oneDNN (it needs AVX512_BF16 or AMX)"
 	echo "$prog: no bf16 convolution in oneDNN on this CPU: fp32 only" >&2
-	PRECISIONS=fp32
+	PRECISIONS=fp32 no_amp=1
 fi
 
 # The step's roof of each configuration: op by op (bench --profile --roof
@@ -308,6 +308,8 @@ for f in "$LOGS"/pytorch_*_cl_1.log "$LOGS"/pytorch_*_1.log; do
 		"$(sed -n 's/^# env node=0 setting\.//p' "$f" | paste -sd' ')"
 	break
 done
+[ -n "${no_amp:-}" ] &&
+	echo "# amp: not run: this CPU has neither AVX512_BF16 nor AMX (oneDNN has no bf16 convolution here); the fp32 rows and targets stand"
 echo "# bench settings: --threads $THREADS, OMP_NUM_THREADS=$THREADS${BENCH_FLAGS:+, $BENCH_FLAGS}," \
 	"layout: ${BENCH_FLAGS:+as those flags say, else }its default (blocked nChw16c in fp32 and amp)"
 [ -s "$LOGS/load.runs" ] && echo "# load average (1 min) as the runs started: $(sort -g "$LOGS/load.runs" |
