@@ -22,7 +22,7 @@
 # (tests/perf/plain_torch.py); a second table puts the three side by side.
 # Those three run last in each round, in an order rotated from round to
 # round; the verdict is the median of the rounds' own ratios, and with the
-# round-to-round spread of a shared machine (up to ±10 %) it wants REPEAT >= 5.
+# round-to-round spread of a shared machine (±5-12 %) it wants REPEAT >= 5.
 #
 # Without AVX512_BF16 or AMX (oneDNN then has no bf16 convolution) the
 # default PRECISIONS is fp32 alone.
@@ -263,17 +263,17 @@ for rep in $(seq 1 "$REPEAT"); do
 			# At AGREE's sizes the runs the agreement compares (the cl
 			# run, the harness's, the plain loop) go last, in an order
 			# rotated each round: runs a minute apart meet different
-			# speeds of a shared machine (8 % apart from round to
-			# round here), and none should always come after another.
-			first=() trio=()
+			# speeds of a shared machine (±5-12 % from round to round
+			# here), and none should always come after another.
+			runs=() trio=()
 			for lay in $LAYOUTS; do
-				if has "$AGREE" "$px" && [ "$lay" = cl ]; then trio+=(cl); else first+=("$lay"); fi
+				if has "$AGREE" "$px" && [ "$lay" = cl ]; then trio+=(cl); else runs+=("$lay"); fi
 			done
 			has "$AGREE" "$px" && trio+=(harness plain)
 			for ((i = 0; i < ${#trio[@]}; i++)); do
-				first+=("${trio[(i + rep - 1) % ${#trio[@]}]}")
+				runs+=("${trio[(i + rep - 1) % ${#trio[@]}]}")
 			done
-			for what in "${first[@]}"; do one "$px" "$prec" "$rep" "$what"; done
+			for what in "${runs[@]}"; do one "$px" "$prec" "$rep" "$what"; done
 		done
 	done
 done
@@ -311,7 +311,7 @@ done
 [ -n "${no_amp:-}" ] &&
 	echo "# amp: not run: this CPU has neither AVX512_BF16 nor AMX (oneDNN has no bf16 convolution here); the fp32 rows and targets stand"
 echo "# bench settings: --threads $THREADS, OMP_NUM_THREADS=$THREADS${BENCH_FLAGS:+, $BENCH_FLAGS}," \
-	"layout: ${BENCH_FLAGS:+as those flags say, else }its default (blocked nChw16c in fp32 and amp)"
+	"layout: ${BENCH_FLAGS:+as those flags say, else }its default (blocked in fp32 and amp: nChw16c, nChw8c without AVX-512)"
 [ -s "$LOGS/load.runs" ] && echo "# load average (1 min) as the runs started: $(sort -g "$LOGS/load.runs" |
 	awk '{ v[NR] = $1 } END { printf "min %s, median %s, max %s over %d runs", v[1], v[int((NR + 1) / 2)], v[NR], NR }')"
 echo

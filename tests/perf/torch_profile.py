@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """torch_profile.py — where a PyTorch training step's time goes on this CPU.
 
-The other side of bench's --profile (doc/speed.md): torchvision's resnet50,
-one fixed random batch, SGD with momentum, bf16 autocast for amp, the same
-loop as tests/perf/plain_torch.py, run under torch.profiler for the timed
+The other side of bench's --profile (doc/speed.md): the loop of
+tests/perf/plain_torch.py (torchvision's resnet50, one fixed random batch,
+SGD with momentum, bf16 autocast for amp), its step imported from there, run under torch.profiler for the timed
 iterations after WARMUP. Prints, per kind of op, its self CPU time a step
 (the total over the timed steps divided by their number, in ms) and its
 share of the step's wall time, then the mean step's wall time:
@@ -23,13 +23,14 @@ MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1.
 
     torch_profile.py BATCH IMAGE fp32|amp ITERS WARMUP THREADS nchw|channels_last
 """
+import os
 import sys
 import time
 
-import torch
-import torch.nn.functional as F
-import torchvision
 from torch.profiler import ProfilerActivity, profile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plain_torch import training_step  # noqa: E402  the same loop, set up once
 
 KINDS = (("conv", "convolution"), ("batch_norm", "batch_norm"))
 
@@ -42,30 +43,9 @@ def kind_of(name):
 
 
 def main():
-    if len(sys.argv) != 8:
-        sys.exit("usage: torch_profile.py BATCH IMAGE fp32|amp ITERS WARMUP THREADS "
-                 "nchw|channels_last")
-    batch, image = int(sys.argv[1]), int(sys.argv[2])
-    amp = sys.argv[3] in ("amp", "bf16")
-    iters, warmup, threads = int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
-    if not 0 < warmup < iters:
-        sys.exit("torch_profile.py: need 0 < WARMUP < ITERS")
-    fmt = torch.channels_last if sys.argv[7] == "channels_last" else torch.contiguous_format
-    torch.set_num_threads(threads)
-    torch.manual_seed(1)
-    model = torchvision.models.resnet50().to(memory_format=fmt).train()
-    x = torch.randn(batch, 3, image, image).to(memory_format=fmt)
-    y = torch.randint(0, 1000, (batch,))
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, weight_decay=1e-4)
-
-    def step():
-        opt.zero_grad(set_to_none=True)
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=amp):
-            loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        loss.item()
-
+    batch, iters, warmup, step = training_step(sys.argv, "torch_profile.py")
+    if warmup == 0:
+        sys.exit("torch_profile.py: need 0 < WARMUP")
     for _ in range(warmup):
         step()
     n = iters - warmup
