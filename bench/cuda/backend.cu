@@ -3,7 +3,9 @@
  * start-up, device memory, tensors, the stream, the cuDNN workspace, and the
  * trainer's hooks (step timing on CUDA events, peak device memory, the loss
  * scale). The ops are in conv.cu (cuDNN convolutions), bn.cu (cuDNN batch
- * norm), gemm.cu (cuBLAS classifier) and kernels.cu (our own kernels).
+ * norm), gemm.cu (cuBLAS classifier) and our own kernels: kernels.cu
+ * (layouts, casts, ReLU steps), pool.cu (pooling), loss.cu (bias, softmax
+ * cross-entropy, the update).
  *
  * Precisions (bk_config.precision):
  *   fp32  activations fp32 NCHW, no TF32 anywhere (cuDNN FMA math, cuBLAS pedantic)

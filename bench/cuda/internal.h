@@ -1,7 +1,8 @@
 /*
  * bench/cuda/internal.h: what the files of the CUDA backend share: its one
  * state (gpu), tensors and ops, device memory and the cuDNN workspace
- * (backend.cu), and the launchers of our own kernels (kernels.cu). Included
+ * (backend.cu), and the launchers of our own kernels (kernels.cu,
+ * loss.cu). Included
  * by the .cu files of bench/cuda/ only.
  */
 #ifndef BENCH_CUDA_INTERNAL_H
@@ -192,7 +193,7 @@ int comm_active(void);
  * the communicator aborted, on an error or after gpu.nccl_timeout. */
 void comm_wait(cudaEvent_t e, const char *what);
 
-/* ---- kernels.cu: launchers of our own kernels, on gpu.stream ----------- */
+/* ---- kernels.cu, loss.cu: launchers of our own kernels, on gpu.stream --- */
 
 /* cudaFuncGetAttributes of a kernel of ours: whether this device can run
  * the code this program was built with. */
@@ -217,7 +218,7 @@ void launch_add_relu(const bk_tensor *y, const bk_tensor *z);
 void launch_relu_back(const bk_tensor *y, const bk_tensor *dy, const bk_tensor *g);
 void launch_bn_relu_back(const bk_tensor *x, const bk_tensor *dy, const float *mean,
 			 const float *inv, const float *gamma, const float *beta);
-/* The classifier's bias: y[n][out] += b[out]; db[o] = sum of dy[.][o]. */
+/* The classifier's bias (loss.cu): y[n][out] += b[out]; db[o] = sum of dy[.][o]. */
 void launch_bias(float *y, const float *b, int n, int out);
 void launch_bias_back(const float *dy, float *db, int n, int out);
 /* amp: mark the step as overflowed if any of buf[0 .. n) is not finite
