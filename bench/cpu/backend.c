@@ -22,17 +22,13 @@
 
 #include "internal.h"
 
-static dnnl_engine_t eng;
-static dnnl_stream_t strm;
 dnnl_data_type_t act_dt = dnnl_f32;
 dnnl_format_tag_t act_tag = dnnl_nChw16c; /* set by bk_init */
 static int act_block = 16; /* channels per block of the blocked layout: the ISA's vector */
-static int verbose;
 /* Shared temporaries, grown (temp_grow) at plan time to the largest any op
  * needs; memories over them get their handle set at run time, so earlier
- * plans see the final buffer. Sizes in bytes. */
-static void *scratch; /* the scratchpad of every primitive */
-static size_t scratch_size;
+ * plans see the final buffer. Sizes in bytes. (The primitives' scratchpad
+ * is prim.c's.) */
 void *acc_tmp; /* data gradient to be added (accumulating convolutions) */
 size_t acc_tmp_size;
 void *wtmp, *dwtmp; /* a convolution's weights / weight gradient in its layout */
@@ -106,7 +102,7 @@ void bk_to_host(void *host, const void *dev, size_t bytes)
 }
 void bk_sync(void)
 {
-	DNNL_CHECK(dnnl_stream_wait(strm));
+	prim_wait();
 }
 const char *bk_name(void)
 {
@@ -182,7 +178,6 @@ static int cpu_has(const char *flag)
 
 void bk_init(const bk_config *cfg)
 {
-	verbose = cfg->verbose;
 	if (cfg->graph)
 		die_usage("--graph: CUDA graphs; the CPU backend has none");
 	if (cfg->nccl_high_priority || cfg->nccl_timeout > 0)
@@ -207,7 +202,7 @@ void bk_init(const bk_config *cfg)
 	/* Default: blocked in both precisions. In fp32, NHWC's results drift
 	 * further from float64 than nChw16c's where batch norm has few values
 	 * per channel (32 px: 3x PyTorch's own error in layer4 gradients,
-	 * against 1x). In bf16, nChw16c's steps are 10-15 % faster than
+	 * against 1x). In bf16, nChw16c's steps are 10-16 % faster than
 	 * NHWC's (2 threads, 112 and 224 px, every round: doc/speed.md). */
 	if (cfg->layout == BK_LAYOUT_DEFAULT)
 		act_tag = blocked;
@@ -215,20 +210,17 @@ void bk_init(const bk_config *cfg)
 		act_tag = cfg->layout == BK_LAYOUT_BLOCKED ? blocked : dnnl_nhwc;
 	if (cfg->threads > 0)
 		omp_set_num_threads(cfg->threads);
-	DNNL_CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0));
-	DNNL_CHECK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
+	prim_init(cfg->verbose);
 }
 
 void bk_finalize(void)
 {
-	free(scratch);
 	free(acc_tmp);
 	free(wtmp);
 	free(dwtmp);
-	scratch = acc_tmp = wtmp = dwtmp = NULL;
-	scratch_size = acc_tmp_size = wtmp_size = dwtmp_size = 0;
-	DNNL_CHECK(dnnl_stream_destroy(strm));
-	DNNL_CHECK(dnnl_engine_destroy(eng));
+	acc_tmp = wtmp = dwtmp = NULL;
+	acc_tmp_size = wtmp_size = dwtmp_size = 0;
+	prim_finalize();
 }
 
 /* ---- memory descriptors and tensors ---- */
@@ -259,13 +251,6 @@ size_t bk_tensor_bytes(int kind, int n, int c, int h, int w)
 	return dnnl_memory_desc_get_size(&md);
 }
 
-dnnl_memory_t mem_over(const dnnl_memory_desc_t *md, const void *p)
-{
-	dnnl_memory_t m;
-	DNNL_CHECK(dnnl_memory_create(&m, md, eng, (void *)p));
-	return m;
-}
-
 bk_tensor *bk_tensor_create(int kind, int n, int c, int h, int w, void *storage)
 {
 	bk_tensor *t = xmalloc(sizeof *t);
@@ -289,140 +274,14 @@ void bk_tensor_destroy(bk_tensor *t)
 	free(t);
 }
 
-/* One-shot reorder between two memories (start-up, export). */
-static void reorder_once(const dnnl_memory_desc_t *smd, const void *s,
-			 const dnnl_memory_desc_t *dmd, void *d)
-{
-	dnnl_primitive_desc_t pd;
-	dnnl_primitive_t p;
-	DNNL_CHECK(dnnl_reorder_primitive_desc_create(&pd, smd, eng, dmd, eng, NULL));
-	DNNL_CHECK(dnnl_primitive_create(&p, pd));
-	dnnl_memory_t sm = mem_over(smd, s), dm = mem_over(dmd, d);
-	dnnl_exec_arg_t a[2] = {{DNNL_ARG_FROM, sm}, {DNNL_ARG_TO, dm}};
-	DNNL_CHECK(dnnl_primitive_execute(p, strm, 2, a));
-	DNNL_CHECK(dnnl_stream_wait(strm));
-	DNNL_CHECK(dnnl_memory_destroy(sm));
-	DNNL_CHECK(dnnl_memory_destroy(dm));
-	DNNL_CHECK(dnnl_primitive_destroy(p));
-	DNNL_CHECK(dnnl_primitive_desc_destroy(pd));
-}
-
 void bk_tensor_write(bk_tensor *t, const float *host)
 {
 	dnnl_memory_desc_t plain = md4(t->n, t->c, t->h, t->w, dnnl_f32, dnnl_nchw);
-	reorder_once(&plain, host, &t->md4, t->data);
+	reorder_now(&plain, host, &t->md4, t->data);
 }
 
 void bk_tensor_read(const bk_tensor *t, float *host)
 {
 	dnnl_memory_desc_t plain = md4(t->n, t->c, t->h, t->w, dnnl_f32, dnnl_nchw);
-	reorder_once(&t->md4, t->data, &plain, host);
-}
-
-/* ---- primitives: created once, arguments bound once ---- */
-
-dnnl_primitive_attr_t user_scratch_attr(void)
-{
-	dnnl_primitive_attr_t attr;
-	DNNL_CHECK(dnnl_primitive_attr_create(&attr));
-	DNNL_CHECK(dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user));
-	return attr;
-}
-
-dnnl_primitive_desc_t pd_create(const void *desc, dnnl_primitive_attr_t attr,
-				const_dnnl_primitive_desc_t hint, const char *what)
-{
-	dnnl_primitive_desc_t pd;
-	dnnl_primitive_attr_t a = attr ? attr : user_scratch_attr();
-	DNNL_CHECK(dnnl_primitive_desc_create(&pd, desc, a, eng, hint));
-	if (!attr)
-		DNNL_CHECK(dnnl_primitive_attr_destroy(a));
-	if (verbose) {
-		const char *impl = "?";
-		DNNL_CHECK(dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl));
-		warnf("%s: %s", what, impl);
-	}
-	return pd;
-}
-
-int is_ref(const_dnnl_primitive_desc_t pd)
-{
-	const char *impl = "";
-	DNNL_CHECK(dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl));
-	return strncmp(impl, "ref", 3) == 0;
-}
-
-const dnnl_memory_desc_t *query_md(const_dnnl_primitive_desc_t pd, dnnl_query_t q)
-{
-	return dnnl_primitive_desc_query_md(pd, q, 0);
-}
-
-void prim_make(prim *p, const_dnnl_primitive_desc_t pd)
-{
-	memset(p, 0, sizeof *p);
-	DNNL_CHECK(dnnl_primitive_create(&p->p, pd));
-	const dnnl_memory_desc_t *smd = query_md(pd, dnnl_query_scratchpad_md);
-	size_t sz = smd ? dnnl_memory_desc_get_size(smd) : 0;
-	if (sz) {
-		scratch = temp_grow(scratch, &scratch_size, sz);
-		p->scratch = mem_over(smd, scratch);
-		p->a[p->n++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, p->scratch};
-	}
-}
-
-void prim_arg(prim *p, int arg, dnnl_memory_t m)
-{
-	if (p->n == MAX_ARGS) {
-		die("%s:%d: too many primitive arguments", __FILE__, __LINE__);
-	}
-	p->a[p->n++] = (dnnl_exec_arg_t){arg, m};
-}
-
-void prim_run(prim *p)
-{
-	if (p->scratch)
-		DNNL_CHECK(dnnl_memory_set_data_handle(p->scratch, scratch));
-	DNNL_CHECK(dnnl_primitive_execute(p->p, strm, p->n, p->a));
-}
-
-void prim_free(prim *p)
-{
-	if (p->p)
-		DNNL_CHECK(dnnl_primitive_destroy(p->p));
-	if (p->scratch)
-		DNNL_CHECK(dnnl_memory_destroy(p->scratch));
-	p->p = NULL;
-	p->scratch = NULL;
-}
-
-/* A reorder primitive between two existing memories. */
-void reorder_make(prim *p, dnnl_memory_t from, const dnnl_memory_desc_t *fmd, dnnl_memory_t to,
-		  const dnnl_memory_desc_t *tmd)
-{
-	dnnl_primitive_desc_t pd;
-	dnnl_primitive_attr_t attr = user_scratch_attr();
-	DNNL_CHECK(dnnl_reorder_primitive_desc_create(&pd, fmd, eng, tmd, eng, attr));
-	DNNL_CHECK(dnnl_primitive_attr_destroy(attr));
-	prim_make(p, pd);
-	prim_arg(p, DNNL_ARG_FROM, from);
-	prim_arg(p, DNNL_ARG_TO, to);
-	DNNL_CHECK(dnnl_primitive_desc_destroy(pd));
-}
-
-/* An owned buffer with its memory object. */
-
-void buf_make(buf *b, const dnnl_memory_desc_t *md)
-{
-	b->md = *md;
-	b->p = bk_malloc(dnnl_memory_desc_get_size(md));
-	b->m = mem_over(md, b->p);
-}
-
-void buf_free(buf *b)
-{
-	if (b->m)
-		DNNL_CHECK(dnnl_memory_destroy(b->m));
-	bk_free(b->p);
-	b->m = NULL;
-	b->p = NULL;
+	reorder_now(&t->md4, t->data, &plain, host);
 }

@@ -1,6 +1,7 @@
 /*
  * bench/cpu/internal.h: what the files of the oneDNN backend share:
- * backend.c (start-up, memory, tensors, primitives), conv.c (the op record
+ * backend.c (start-up, memory, tensors), prim.c (engine, stream,
+ * primitives, the scratchpad), conv.c (the op record
  * and convolutions) and layers.c (batch norm, pooling, the classifier, the
  * loss and the update).
  */
@@ -79,6 +80,13 @@ struct bk_op {
 	int nseg;
 };
 
+/* prim.c: the engine, the stream and the scratchpad (bk_init and
+ * bk_finalize), a wait for the stream (bk_sync), a one-shot reorder. */
+void prim_init(int verbose);
+void prim_finalize(void);
+void prim_wait(void);
+void reorder_now(const dnnl_memory_desc_t *smd, const void *s, const dnnl_memory_desc_t *dmd,
+		 void *d);
 void prim_arg(prim *p, int arg, dnnl_memory_t m);
 dnnl_primitive_attr_t user_scratch_attr(void);
 dnnl_primitive_desc_t pd_create(const void *desc, dnnl_primitive_attr_t attr,
