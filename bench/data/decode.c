@@ -1,10 +1,10 @@
 /*
  * bench/data/decode.c: one training sample from one JPEG file. The file is
  * read whole; libjpeg-turbo decodes it at the smallest of the scales 1/8,
- * 2/8, 4/8, 8/8 (its SIMD ones, pick_scale) at which the crop still spans the
- * output size, and only the crop's columns
- * (jpeg_crop_scanline) and rows (jpeg_skip_scanlines above, nothing decoded
- * below), as DALI's region decode does. The region is resampled to
+ * 2/8, 4/8, 8/8 (its SIMD ones, pick_scale) at which the crop still spans
+ * the output size, and only the crop's columns (jpeg_crop_scanline) and
+ * rows (jpeg_skip_scanlines above, nothing decoded below), as DALI's region
+ * decode does. The region is resampled to
  * size x size by PIL's antialiased bilinear filter, flipped with probability
  * 1/2, and normalised with ImageNet's mean and standard deviation into
  * [3][size][size] fp32.
@@ -126,9 +126,9 @@ static void cmyk_to_rgb(unsigned char *pix, size_t row_bytes, int rh, int cw, in
  * sum of whole input rows (contiguous bytes, which the compiler vectorises),
  * so the horizontal pass, the one with a gather per tap, runs over size rows
  * instead of the region's rh (more whenever the crop is shrunk, as it
- * mostly is). The sum is the same as PIL's
- * horizontal-first order up to float rounding. Built for AVX-512, AVX2 and
- * the baseline, chosen at load time.
+ * mostly is). The sum is the same as PIL's horizontal-first order up to
+ * float rounding. Built for AVX-512, AVX2 and the baseline, chosen at load
+ * time.
  */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define ISA_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
@@ -200,7 +200,7 @@ static void resample(decoder *d, size_t row_bytes, int rx0, int ry0, int rh, int
 	if (ncomp == 4)
 		cmyk_to_rgb(d->pix, row_bytes, rh, cw, adobe);
 	size_t n = (size_t)cw * 3, stride = n + (size_t)d->ax.taps * 3 + 1;
-	stride = (stride + 15) & ~(size_t)15; /* rows on 64-byte boundaries */
+	stride = (stride + 15) & ~(size_t)15; /* rows a multiple of 64 bytes long */
 	d->tmp = grow(d->tmp, &d->tmp_cap, (size_t)size * stride * sizeof(float));
 	rows_pass(d->pix, row_bytes, ry0, &d->ay, n, stride, d->tmp);
 	float a[3], o[3];

@@ -3,8 +3,8 @@
 
 The other side of bench's --profile (doc/speed.md): the loop of
 tests/perf/plain_torch.py (torchvision's resnet50, one fixed random batch,
-SGD with momentum, bf16 autocast for amp), its step imported from there, run under torch.profiler for the timed
-iterations after WARMUP. Prints, per kind of op, its self CPU time a step
+SGD with momentum, bf16 autocast for amp), its step imported from there,
+run under torch.profiler for the timed iterations after WARMUP. Prints, per kind of op, its self CPU time a step
 (the total over the timed steps divided by their number, in ms) and its
 share of the step's wall time, then the mean step's wall time:
 
