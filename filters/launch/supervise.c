@@ -20,7 +20,7 @@
  * way (Linux, no privileges, in containers too):
  *   - a subreaper never loses a process: an orphan, even a daemon that forked
  *     twice into a new session, is re-parented to its nearest living
- *     subreaper ancestor, so the supervisor's walk of /proc finds every one;
+ *     subreaper ancestor, so the supervisor waits until it has no child;
  *   - a watchdog beside the job that records the pids it sees loses a
  *     process forked and orphaned between two walks (re-parented to init);
  *   - the parent-death signal given through an exec wrapper reaches only
@@ -152,26 +152,60 @@ int await_signal(const sigset_t *set, double s)
 	return sigtimedwait(set, NULL, &ts);
 }
 
-/* The command is over: whatever it left behind goes too, SIGTERM first and
- * SIGKILL from term_at + GRACE_S on (term_at < 0: no SIGTERM sent yet).
- * Returns when no process is left below this one. */
+/* 1 while this process has a child, live or not yet reaped. A subreaper's
+ * children include every orphan of the job, so none left means nothing is
+ * left below it: the kernel's word, where a walk of /proc can miss a
+ * process being re-parented while it reads (a child's children file is
+ * read by position while its list changes). */
+static int any_child(void)
+{
+	siginfo_t si;
+
+	si.si_pid = 0;
+	return waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0;
+}
+
+/* The command is over: whatever it left behind goes too. term_at < 0: no
+ * SIGTERM was sent, so each process found gets one, once, and SIGKILL
+ * GRACE_S seconds after the first; else the job's group had its SIGTERM at
+ * term_at and what is left gets SIGKILL from term_at + GRACE_S on.
+ * Returns when no process is left below this one: no child (the subreaper
+ * on Linux) and none found by the walk (elsewhere, where orphans escape to
+ * init, the walk is all there is). A process the walk misses gets its
+ * signal in the next round, 50 ms later, with its full grace. */
 static void sweep(const sigset_t *set, double term_at)
 {
-	int st;
+	pid_t *termed = NULL;
+	size_t nt = 0, cap = 0;
+	int st, send_term = term_at < 0;
 
 	for (;;) {
 		reap(0, &st);
-		if (!kill_tree(0))
-			return;
-		double t = now_s();
-		if (term_at < 0) {
-			kill_tree(SIGTERM);
-			term_at = t;
-		} else if (t - term_at >= GRACE_S) {
-			kill_tree(SIGKILL);
+		pid_t *d;
+		size_t n = descendants(&d);
+		if (!n && !any_child()) {
+			free(d);
+			break;
 		}
+		double t = now_s();
+		if (term_at < 0)
+			term_at = t;
+		for (size_t i = 0; i < n; i++) {
+			size_t k = 0;
+			while (k < nt && termed[k] != d[i])
+				k++;
+			if (t - term_at >= GRACE_S) {
+				kill(d[i], SIGKILL);
+			} else if (send_term && k == nt) {
+				kill(d[i], SIGTERM);
+				termed = xgrow(termed, &cap, nt + 1, sizeof *termed);
+				termed[nt++] = d[i];
+			}
+		}
+		free(d);
 		await_signal(set, 0.05);
 	}
+	free(termed);
 }
 
 /* The supervisor: wait for the job; at the timeout, a signal or the outer
