@@ -6,7 +6,12 @@
  * Rules every backend keeps:
  * - "Device memory" is what bk_malloc returns (host memory on the CPU). The
  *   parameter, gradient and momentum buffers are flat fp32 device buffers
- *   in PyTorch layout (conv OIHW, fc [out][in]); ops take pointers into them.
+ *   that the host reads and writes in PyTorch layout (conv OIHW, fc
+ *   [out][in]) through bk_to_device and bk_to_host; ops take pointers into
+ *   them. A backend may keep a convolution's weights and their gradient in
+ *   its kernels' layout in the buffers (the same range, no padding), turned
+ *   on the way by those two copies: oneDNN's blocked layouts on the CPU,
+ *   KRSC for NHWC convolutions on CUDA. The update is elementwise.
  * - Tensors are opaque handles over storage the caller plans and owns
  *   (bk_tensor_bytes tells how much); the backend chooses the layout and
  *   element type of activations (BK_ACT) for the precision; BK_IMAGE and

@@ -198,6 +198,35 @@ bucket 15 11428928 12477503 1048576"* ]]
 	[ -z "$(find "$d" -name '*.tmp')" ]
 }
 
+@test "--export gives the weights in torchvision's order whatever layout the convolutions keep them in" {
+	# With lr 0 a step changes nothing: the weights read back after it
+	# (turned from the convolutions' layouts to OIHW) are the ones written.
+	d="$BATS_TEST_TMPDIR/x"
+	mkdir "$d"
+	for p in fp32 amp; do
+		[ "$p" = amp ] && ! grep -qw avx512_bf16 /proc/cpuinfo && continue
+		run -0 bench --export "$d" --image 32 --batch 2 --classes 10 --precision "$p" \
+			--lr 0 --weight-decay 0
+		cmp "$d/params.f32" "$d/params_after.f32"
+	done
+}
+
+@test "a step reorders no weights from or to torchvision's OIHW: the convolutions keep their own layouts" {
+	# oneDNN's verbose lines of step 2 (between iter=1 and iter=2): no
+	# reorder of a weight tensor (dims not led by the batch of 2) has a
+	# plain abcd side; before, every convolution had three such a step.
+	for p in fp32 amp; do
+		[ "$p" = amp ] && ! grep -qw avx512_bf16 /proc/cpuinfo && continue
+		run -0 env ONEDNN_VERBOSE=1 bench --image 32 --batch 2 --classes 10 --iters 2 \
+			--warmup 0 --precision "$p"
+		step=$(printf '%s\n' "${lines[@]}" | sed -n '/^iter=1 /,/^iter=2 /p')
+		[ "$(grep -c 'exec,cpu,convolution' <<<"$step")" -ge 100 ]
+		plain=$(grep 'exec,cpu,reorder' <<<"$step" | grep 'abcd' |
+			awk -F, '$(NF - 1) !~ /^2x/' || true)
+		[ -z "$plain" ] || { echo "$p: $plain"; false; }
+	done
+}
+
 @test "--export into a missing directory fails before training" {
 	run -1 --separate-stderr bench --export "$BATS_TEST_TMPDIR/none" --image 32
 	[ "$stderr" = "bench: --export: $BATS_TEST_TMPDIR/none: No such file or directory" ]

@@ -92,13 +92,17 @@ void *temp_grow(void *p, size_t *cap, size_t need)
 	*cap = need;
 	return p;
 }
+/* The host sees conv weights OIHW; the convolutions keep them in their own
+ * layouts (conv.c turns them on the way). */
 void bk_to_device(void *dev, const void *host, size_t bytes)
 {
 	memcpy(dev, host, bytes);
+	conv_after_upload(dev, bytes);
 }
 void bk_to_host(void *host, const void *dev, size_t bytes)
 {
 	memcpy(host, dev, bytes);
+	conv_to_host(host, dev, bytes);
 }
 void bk_sync(void)
 {

@@ -1,7 +1,17 @@
 /*
  * bench/cpu/conv.c: the op record of the oneDNN backend and its
- * convolutions (forward, backward data, backward weights), with their
- * weights reordered from the flat fp32 buffer and back.
+ * convolutions (forward, backward data, backward weights).
+ *
+ * Each convolution's master weights, and its gradient, are kept in the flat
+ * fp32 buffers in the layout its backward-weights kernel writes (oneDNN's
+ * blocked OIhw16i16o, Ohwi16o for the stem), not PyTorch's OIHW: the
+ * gradient is written in place, fp32's forward reads the weights as they
+ * are, and what is left is one reorder a step into backward data's layout
+ * (and amp's cast to bf16 for forward). A layout with padding is not kept
+ * (the slot holds exactly the weights): such a convolution stays OIHW and
+ * reorders as before. The host sees OIHW: bk_to_device and bk_to_host turn
+ * the weights on the way (conv_after_upload, conv_to_host), as the CUDA
+ * backend does for its KRSC weights.
  */
 #include <math.h>
 #include <omp.h>
@@ -14,6 +24,16 @@
 #include "profile.h"
 
 /* ---- ops ---- */
+
+enum { MAX_CONVS = 256 };
+/* The convolutions whose master weights are not OIHW (op->wmd). */
+static bk_op *native_ops[MAX_CONVS];
+static int nnative;
+
+static size_t weights_of(const bk_op *op)
+{
+	return dnnl_memory_desc_get_size(&op->wmd) / sizeof(float);
+}
 
 bk_op *op_new(int kind)
 {
@@ -48,7 +68,55 @@ void bk_op_destroy(bk_op *op)
 		mem_free(ms[i]);
 	free(op->seg_lo);
 	free(op->seg_hi);
+	for (int i = 0; i < nnative; i++)
+		if (native_ops[i] == op)
+			native_ops[i] = native_ops[--nnative];
 	free(op);
+}
+
+/* The weights of every native convolution lying whole in [a, a + bytes) of
+ * the parameter or the gradient buffer: their offset there, and the op. */
+static int weight_slot(const bk_op *op, int j, const char *a, size_t bytes, size_t *off)
+{
+	const char *p = (const char *)(j ? (const float *)op->dw : op->w);
+	if (p < a || p + dnnl_memory_desc_get_size(&op->wmd) > a + bytes)
+		return 0;
+	*off = (size_t)(p - a);
+	return 1;
+}
+
+void conv_after_upload(void *dev, size_t bytes)
+{
+	float *tmp = NULL;
+	size_t cap = 0, off;
+
+	for (int i = 0; i < nnative; i++) {
+		const bk_op *op = native_ops[i];
+		for (int j = 0; j < 2; j++) {
+			if (!weight_slot(op, j, dev, bytes, &off))
+				continue;
+			size_t n = weights_of(op);
+			if (n > cap)
+				tmp = xrealloc(tmp, (cap = n) * sizeof *tmp);
+			float *w = (float *)((char *)dev + off);
+			memcpy(tmp, w, n * sizeof *tmp);
+			reorder_now(&op->wplain, tmp, &op->wmd, w);
+		}
+	}
+	free(tmp);
+}
+
+void conv_to_host(void *host, const void *dev, size_t bytes)
+{
+	size_t off;
+
+	for (int i = 0; i < nnative; i++) {
+		const bk_op *op = native_ops[i];
+		for (int j = 0; j < 2; j++)
+			if (weight_slot(op, j, dev, bytes, &off))
+				reorder_now(&op->wmd, (const char *)dev + off, &op->wplain,
+					    (char *)host + off);
+	}
 }
 
 /* a += b in place (both of layout md), with a ReLU after it if relu. */
@@ -74,6 +142,61 @@ void add_make(prim *p, dnnl_memory_t a, dnnl_memory_t b, const dnnl_memory_desc_
 	DNNL_CHECK(dnnl_primitive_desc_destroy(pd));
 }
 
+/* The backward-weights primitive; where oneDNN has no optimised kernel for
+ * the activations' layouts (AVX2: nChw8c layer4 at small images, 1.3 s a
+ * call), one whose source and gradient layouts oneDNN picks, with reorders
+ * into them (op->r_wx, op->r_wdy). Sets *wxm, *wdym to what it reads. */
+static dnnl_primitive_desc_t bwd_weights_pd(bk_op *op, const dnnl_memory_desc_t *xmd,
+					    dnnl_memory_t xmem, const dnnl_memory_desc_t *dwany,
+					    const dnnl_dims_t s, const dnnl_dims_t p,
+					    const_dnnl_primitive_desc_t fpd, dnnl_memory_t *wxm,
+					    dnnl_memory_t *wdym)
+{
+	bk_tensor *dy = op->dy;
+	dnnl_convolution_desc_t cd;
+
+	*wxm = xmem;
+	*wdym = dy->mem;
+	DNNL_CHECK(dnnl_convolution_backward_weights_desc_init(&cd, dnnl_convolution_direct, xmd,
+							       dwany, NULL, &dy->md, s, p, p));
+	dnnl_primitive_desc_t wpd = pd_create(&cd, NULL, fpd, "conv bwd weights");
+	if (!is_ref(wpd))
+		return wpd;
+	dnnl_memory_desc_t xany, dyany;
+	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&xany, 4, xmd->dims, xmd->data_type,
+						dnnl_format_tag_any));
+	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&dyany, 4, dy->md.dims, dy->md.data_type,
+						dnnl_format_tag_any));
+	DNNL_CHECK(dnnl_convolution_backward_weights_desc_init(&cd, dnnl_convolution_direct, &xany,
+							       dwany, NULL, &dyany, s, p, p));
+	dnnl_primitive_desc_t any = pd_create(&cd, NULL, fpd, "conv bwd weights (any)");
+	if (is_ref(any)) {
+		DNNL_CHECK(dnnl_primitive_desc_destroy(any));
+		return wpd;
+	}
+	DNNL_CHECK(dnnl_primitive_desc_destroy(wpd));
+	buf_make(&op->wx, query_md(any, dnnl_query_src_md));
+	buf_make(&op->wdy, query_md(any, dnnl_query_diff_dst_md));
+	reorder_make(&op->r_wx, xmem, xmd, op->wx.m, &op->wx.md);
+	reorder_make(&op->r_wdy, dy->mem, &dy->md, op->wdy.m, &op->wdy.md);
+	*wxm = op->wx.m;
+	*wdym = op->wdy.m;
+	return any;
+}
+
+/* The weights as a primitive of layout md reads them: the master weights
+ * themselves when md is their layout, else *m over the shared wtmp, filled
+ * by the reorder r each step. */
+static dnnl_memory_t weights_for(bk_op *op, const dnnl_memory_desc_t *md, dnnl_memory_t *m, prim *r)
+{
+	if (dnnl_memory_desc_equal(md, &op->wmd))
+		return op->m_w;
+	wtmp = temp_grow(wtmp, &wtmp_size, dnnl_memory_desc_get_size(md));
+	*m = mem_over(md, wtmp);
+	reorder_make(r, op->m_w, &op->wmd, *m, md);
+	return *m;
+}
+
 bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k, int stride,
 		    int pad, const float *w, float *dw, int accumulate)
 {
@@ -82,14 +205,15 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 	op->y = y;
 	op->dx = dx;
 	op->dy = dy;
+	op->w = w;
+	op->dw = dw;
 	op->accumulate = accumulate && dx;
 	dnnl_dims_t s = {stride, stride}, p = {pad, pad};
 	dnnl_dims_t wd = {y->c, x->c, k, k};
-	dnnl_memory_desc_t wany, dwany, wplain = md4(y->c, x->c, k, k, dnnl_f32, dnnl_oihw);
+	dnnl_memory_desc_t wany, dwany;
+	op->wplain = md4(y->c, x->c, k, k, dnnl_f32, dnnl_oihw);
 	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wany, 4, wd, act_dt, dnnl_format_tag_any));
 	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&dwany, 4, wd, dnnl_f32, dnnl_format_tag_any));
-	op->m_w = mem_over(&wplain, w);
-	op->m_dw = mem_over(&wplain, dw);
 
 	/* the image is fp32 NCHW; under amp or nhwc it is converted once per step */
 	dnnl_memory_desc_t xmd = x->md;
@@ -108,24 +232,33 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 						      dnnl_convolution_direct, &xmd, &wany, NULL,
 						      &y->md, s, p, p));
 	dnnl_primitive_desc_t fpd = pd_create(&cd, NULL, NULL, "conv fwd");
-	const dnnl_memory_desc_t *fw = query_md(fpd, dnnl_query_weights_md);
-	wtmp = temp_grow(wtmp, &wtmp_size, dnnl_memory_desc_get_size(fw));
-	op->m_wf = mem_over(fw, wtmp);
-	reorder_make(&op->r_wf, op->m_w, &wplain, op->m_wf, fw);
+	dnnl_memory_t wxm, wdym;
+	dnnl_primitive_desc_t wpd = bwd_weights_pd(op, &xmd, xmem, &dwany, s, p, fpd, &wxm, &wdym);
+
+	/* the master weights in the weight gradient's layout (the weight
+	 * gradient is fp32 whatever the compute type), if it has no padding */
+	const dnnl_memory_desc_t *dwmd = query_md(wpd, dnnl_query_diff_weights_md);
+	op->wmd = op->wplain;
+	if (dnnl_memory_desc_get_size(dwmd) == dnnl_memory_desc_get_size(&op->wplain) &&
+	    !dnnl_memory_desc_equal(dwmd, &op->wplain)) {
+		if (nnative == MAX_CONVS)
+			die("bench: more than %d convolutions", MAX_CONVS);
+		op->wmd = *dwmd;
+		native_ops[nnative++] = op;
+	}
+	op->m_w = mem_over(&op->wmd, w);
+	op->m_dw = mem_over(&op->wmd, dw);
+
 	prim_make(&op->fwd, fpd);
 	prim_arg(&op->fwd, DNNL_ARG_SRC, xmem);
-	prim_arg(&op->fwd, DNNL_ARG_WEIGHTS, op->m_wf);
+	prim_arg(&op->fwd, DNNL_ARG_WEIGHTS,
+		 weights_for(op, query_md(fpd, dnnl_query_weights_md), &op->m_wf, &op->r_wf));
 	prim_arg(&op->fwd, DNNL_ARG_DST, y->mem);
 
 	if (dx) {
 		DNNL_CHECK(dnnl_convolution_backward_data_desc_init(
 			&cd, dnnl_convolution_direct, &dx->md, &wany, &dy->md, s, p, p));
 		dnnl_primitive_desc_t bpd = pd_create(&cd, NULL, fpd, "conv bwd data");
-		const dnnl_memory_desc_t *bw = query_md(bpd, dnnl_query_weights_md);
-		wtmp = temp_grow(wtmp, &wtmp_size, dnnl_memory_desc_get_size(bw));
-		op->m_wb = mem_over(bw, wtmp);
-		reorder_make(&op->r_wb, op->m_w, &wplain, op->m_wb, bw);
-		dnnl_memory_t wm = op->m_wb;
 		dnnl_memory_t dxm = dx->mem;
 		if (op->accumulate) {
 			/* no sum post-op on backward data: compute into a
@@ -138,48 +271,19 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 		}
 		prim_make(&op->bwd, bpd);
 		prim_arg(&op->bwd, DNNL_ARG_DIFF_DST, dy->mem);
-		prim_arg(&op->bwd, DNNL_ARG_WEIGHTS, wm);
+		prim_arg(&op->bwd, DNNL_ARG_WEIGHTS,
+			 weights_for(op, query_md(bpd, dnnl_query_weights_md), &op->m_wb,
+				     &op->r_wb));
 		prim_arg(&op->bwd, DNNL_ARG_DIFF_SRC, dxm);
 		DNNL_CHECK(dnnl_primitive_desc_destroy(bpd));
 	}
 
-	/* the weight gradient is fp32 whatever the compute type */
-	DNNL_CHECK(dnnl_convolution_backward_weights_desc_init(&cd, dnnl_convolution_direct, &xmd,
-							       &dwany, NULL, &dy->md, s, p, p));
-	dnnl_primitive_desc_t wpd = pd_create(&cd, NULL, fpd, "conv bwd weights");
-	dnnl_memory_t wxm = xmem, wdym = dy->mem;
-	if (is_ref(wpd)) {
-		/* No optimised kernel for these layouts (AVX2: nChw8c layer4
-		 * at small images, 1.3 s a call): let oneDNN pick the source
-		 * and gradient layouts, and reorder into them. */
-		dnnl_memory_desc_t xany, dyany;
-		DNNL_CHECK(dnnl_memory_desc_init_by_tag(&xany, 4, xmd.dims, xmd.data_type,
-							dnnl_format_tag_any));
-		DNNL_CHECK(dnnl_memory_desc_init_by_tag(&dyany, 4, dy->md.dims, dy->md.data_type,
-							dnnl_format_tag_any));
-		DNNL_CHECK(dnnl_convolution_backward_weights_desc_init(
-			&cd, dnnl_convolution_direct, &xany, &dwany, NULL, &dyany, s, p, p));
-		dnnl_primitive_desc_t any = pd_create(&cd, NULL, fpd, "conv bwd weights (any)");
-		if (is_ref(any)) {
-			DNNL_CHECK(dnnl_primitive_desc_destroy(any));
-		} else {
-			DNNL_CHECK(dnnl_primitive_desc_destroy(wpd));
-			wpd = any;
-			buf_make(&op->wx, query_md(wpd, dnnl_query_src_md));
-			buf_make(&op->wdy, query_md(wpd, dnnl_query_diff_dst_md));
-			reorder_make(&op->r_wx, xmem, &xmd, op->wx.m, &op->wx.md);
-			reorder_make(&op->r_wdy, dy->mem, &dy->md, op->wdy.m, &op->wdy.md);
-			wxm = op->wx.m;
-			wdym = op->wdy.m;
-		}
-	}
-	const dnnl_memory_desc_t *dwmd = query_md(wpd, dnnl_query_diff_weights_md);
 	dnnl_memory_t dwm = op->m_dw;
-	if (!dnnl_memory_desc_equal(dwmd, &wplain)) {
+	if (!dnnl_memory_desc_equal(dwmd, &op->wmd)) {
 		dwtmp = temp_grow(dwtmp, &dwtmp_size, dnnl_memory_desc_get_size(dwmd));
 		op->m_dwb = mem_over(dwmd, dwtmp);
 		dwm = op->m_dwb;
-		reorder_make(&op->r_dw, op->m_dwb, dwmd, op->m_dw, &wplain);
+		reorder_make(&op->r_dw, op->m_dwb, dwmd, op->m_dw, &op->wmd);
 	}
 	prim_make(&op->bwdw, wpd);
 	prim_arg(&op->bwdw, DNNL_ARG_SRC, wxm);
@@ -195,8 +299,10 @@ void bk_conv_forward(bk_op *op)
 	prof_kind(PK_REORDER);
 	if (op->r_img.p)
 		prim_run(&op->r_img);
-	DNNL_CHECK(dnnl_memory_set_data_handle(op->m_wf, wtmp));
-	prim_run(&op->r_wf);
+	if (op->r_wf.p) {
+		DNNL_CHECK(dnnl_memory_set_data_handle(op->m_wf, wtmp));
+		prim_run(&op->r_wf);
+	}
 	prof_kind(PK_CONV_FWD);
 	prim_run(&op->fwd);
 }
@@ -206,8 +312,10 @@ void bk_conv_backward_data(bk_op *op)
 	if (!op->bwd.p)
 		return;
 	prof_kind(PK_REORDER);
-	DNNL_CHECK(dnnl_memory_set_data_handle(op->m_wb, wtmp));
-	prim_run(&op->r_wb);
+	if (op->r_wb.p) {
+		DNNL_CHECK(dnnl_memory_set_data_handle(op->m_wb, wtmp));
+		prim_run(&op->r_wb);
+	}
 	if (op->m_tmp)
 		DNNL_CHECK(dnnl_memory_set_data_handle(op->m_tmp, acc_tmp));
 	prof_kind(PK_CONV_BWD_DATA);

@@ -53,9 +53,11 @@ struct bk_op {
 	int kind;
 	bk_tensor *x, *y, *dx, *dy;
 	prim fwd, bwd, bwdw;
-	/* conv: weights in the forward / backward-data layouts and the weight
-	 * gradient in the backward-weights layout (over the shared wtmp and
-	 * dwtmp, converted right before use), the image as bf16 */
+	/* conv: the master weights and their gradient in layout wmd (conv.c);
+	 * the weights in the forward / backward-data layouts and the weight
+	 * gradient in the backward-weights layout where those differ (over the
+	 * shared wtmp and dwtmp, converted right before use), the image as bf16 */
+	dnnl_memory_desc_t wmd, wplain;
 	buf img, wx, wdy;
 	prim r_wf, r_wb, r_dw, r_img, r_wx, r_wdy;
 	prim add, mask; /* conv: dx += tmp; bn: y = relu(y + z), and its backward mask */
@@ -70,7 +72,7 @@ struct bk_op {
 	/* avgpool: pooled value and gradient in the activation layout */
 	buf pooled, dpooled;
 	prim r_out, r_in;
-	/* fc */
+	/* fc, conv: the weights and their gradient in the flat buffers */
 	const float *w, *bias;
 	float *dw, *db;
 	/* sgd: the flat buffers and the weight-decay ranges */
@@ -80,6 +82,12 @@ struct bk_op {
 	int nseg;
 };
 
+/* conv.c: the host sees conv weights OIHW, the ops keep them in their own
+ * layout (wmd): after bytes were copied to dev, conv_after_upload turns the
+ * weights among them in place; conv_to_host writes into host, a copy of
+ * [dev, dev + bytes) already made, the weights among them as OIHW. */
+void conv_after_upload(void *dev, size_t bytes);
+void conv_to_host(void *host, const void *dev, size_t bytes);
 /* prim.c: the engine, the stream and the scratchpad (bk_init and
  * bk_finalize), a wait for the stream (bk_sync), a one-shot reorder. */
 void prim_init(int verbose);
