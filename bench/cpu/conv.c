@@ -68,6 +68,7 @@ void bk_op_destroy(bk_op *op)
 		mem_free(ms[i]);
 	free(op->seg_lo);
 	free(op->seg_hi);
+	free(op->fc_t);
 	for (int i = 0; i < nnative; i++)
 		if (native_ops[i] == op)
 			native_ops[i] = native_ops[--nnative];

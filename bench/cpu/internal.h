@@ -75,6 +75,7 @@ struct bk_op {
 	/* fc, conv: the weights and their gradient in the flat buffers */
 	const float *w, *bias;
 	float *dw, *db;
+	float *fc_t; /* fc: the logits transposed, [out][n] */
 	/* sgd: the flat buffers and the weight-decay ranges */
 	float *sgd_w, *sgd_buf;
 	const float *sgd_g;
