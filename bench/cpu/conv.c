@@ -75,8 +75,8 @@ void bk_op_destroy(bk_op *op)
 	free(op);
 }
 
-/* The weights of every native convolution lying whole in [a, a + bytes) of
- * the parameter or the gradient buffer: their offset there, and the op. */
+/* 1 when op's weights (j 0, in the parameter buffer) or their gradient (j 1,
+ * in the gradient buffer) lie whole in [a, a + bytes); their offset in *off. */
 static int weight_slot(const bk_op *op, int j, const char *a, size_t bytes, size_t *off)
 {
 	const char *p = (const char *)(j ? (const float *)op->dw : op->w);
@@ -243,7 +243,7 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 	if (dnnl_memory_desc_get_size(dwmd) == dnnl_memory_desc_get_size(&op->wplain) &&
 	    !dnnl_memory_desc_equal(dwmd, &op->wplain)) {
 		if (nnative == MAX_CONVS)
-			die("bench: more than %d convolutions", MAX_CONVS);
+			die("conv plan: more than %d convolutions", MAX_CONVS);
 		op->wmd = *dwmd;
 		native_ops[nnative++] = op;
 	}

@@ -6,7 +6,8 @@
 # with MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1, the same threads), each
 # REPEAT times, interleaved; bin/perf-roof measures the
 # oneDNN convolution roof first, bin/perf-step-roof the roof of one step of
-# each configuration (every op at its own lower bound). Prints a table on
+# each configuration (every op at its own lower bound) in every round, right
+# before bench's run of that round. Prints a table on
 # stdout: images/s (median of the repeats, each from the iterations after
 # the warm-up, see STAT), bench's achieved GFLOP/s and its fraction of the
 # single-convolution roof, the step's roof in images/s and bench's share of
@@ -204,19 +205,20 @@ if [ "$roof_bf16" = - ] && [[ " $PRECISIONS " == *" amp "* ]]; then
 	PRECISIONS=fp32 no_amp=1
 fi
 
-# The step's roof of each configuration: op by op (bench --profile --roof
-# reads the same file), images/s on its last line.
-for px in $SIZES; do
-	for prec in $PRECISIONS; do
-		f=$LOGS/roof_${px}_$prec.txt
-		[ -n "${REPORT_ONLY:-}" ] && continue
-		echo "$prog: step roof $px px $prec" >&2
-		"$STEP_ROOF" -i "$px" -b "$BATCH" -p "$prec" >"$f.tmp" 2>"$f.err" ||
-			die "step roof failed: $(tail -n 1 "$f.err")"
-		mv "$f.tmp" "$f"
-	done
-done
-step_roof() { sed -n 's/^roof step_ms=[^ ]* images_per_s=\([0-9.]*\)$/\1/p' "$LOGS/roof_$1_$2.txt" 2>/dev/null | grep . || echo -; }
+# The step's roof of a configuration, op by op (bench --profile --roof reads
+# the same format), images/s on its last line. It is measured in every
+# round, right before that round's bench run: a roof measured once, at the
+# start, read 12-18 % below the same roof measured half an hour later
+# (2026-11-26), and bench then came out above "its roof". Each round's
+# bench run is set against its own round's roof.
+run_roof() { # px prec rep
+	local f=$LOGS/roof_${1}_${2}_$3.txt
+	echo "$prog: step roof $1 px $2 run $3" >&2
+	"$STEP_ROOF" -i "$1" -b "$BATCH" -p "$2" >"$f.tmp" 2>"$f.err" ||
+		die "step roof failed: $(tail -n 1 "$f.err")"
+	mv "$f.tmp" "$f"
+}
+roof_rate() { sed -n 's/^roof step_ms=[^ ]* images_per_s=\([0-9.]*\)$/\1/p' "$1" 2>/dev/null | grep . || echo -; }
 
 declare -A R M # R[tool,px,prec] = rates (one per line), M[...] = peak MB
 # add TOOL PX PREC LOG: one run's figures, or none when REPORT_ONLY finds no
@@ -257,8 +259,16 @@ for rep in $(seq 1 "$REPEAT"); do
 	for px in $SIZES; do
 		for prec in $PRECISIONS; do
 			if [ -n "${REPORT_ONLY:-}" ]; then log=$LOGS/bench_${px}_${prec}_$rep.log
-			else log=$(run_bench "$px" "$prec" "$rep"); fi
+			else run_roof "$px" "$prec" "$rep"; log=$(run_bench "$px" "$prec" "$rep"); fi
 			add bench "$px" "$prec" "$log"
+			# The round's roof, and bench's share of it in this round.
+			sr=$(roof_rate "$LOGS/roof_${px}_${prec}_$rep.txt")
+			if [ "$sr" != - ] && grep -q '^# end ' "$log" 2>/dev/null; then
+				R[roof,$px,$prec]+="$sr"$'\n'
+				R[step,$px,$prec]+="$(awk -v a="$(rate "$log")" -v r="$sr" \
+					'BEGIN { printf "%.1f", 100 * a / r }')"$'\n'
+			fi
+
 			((have_torch)) || continue
 			# At AGREE's sizes the runs the agreement compares (the cl
 			# run, the harness's, the plain loop) go last, in an order
@@ -343,9 +353,7 @@ for px in $SIZES; do
 		BEST[$px,$prec]=$bt BESTM[$px,$prec]=$btm
 		ratio=-
 		[ "$bt" != - ] && ratio=$(awk -v a="$b" -v t="$bt" 'BEGIN { printf "%.2f", a / t }')
-		sr=$(step_roof "$px" "$prec") spct=-
-		[ "$sr" != - ] && [ "$b" != - ] &&
-			spct=$(awk -v a="$b" -v r="$sr" 'BEGIN { printf "%.1f", 100 * a / r }')
+		sr=$(med "roof,$px,$prec") spct=$(med "step,$px,$prec")
 		STEP[$px,$prec]=$spct
 		printf '| %4s | %-4s | %8s | %7s | %6s | %9s | %6s | %8s | %10s | %9s | %-4s | %8s | %6s |\n' \
 			"$px" "$prec" "$b" "$gf" "$pct" "$sr" "$spct" "$bm" "$nchw" "$cl" "$best" "$btm" \
@@ -354,7 +362,29 @@ for px in $SIZES; do
 done
 echo
 
-echo "The step's roof (bin/perf-step-roof): bound ms per kind of op, and its share of the roof"
+echo "step roof = the median of the rounds' roofs; % step = the median of the rounds' bench / roof:"
+for px in $SIZES; do
+	for prec in $PRECISIONS; do
+		[ -n "${R[roof,$px,$prec]-}" ] || continue
+		echo "  $px px $prec: roofs $(printf '%s' "${R[roof,$px,$prec]}" | paste -sd' ') images/s," \
+			"bench $(printf '%s' "${R[step,$px,$prec]}" | paste -sd' ') % of them"
+	done
+done
+echo
+# The best round's roof (the most images/s) is the one kept as
+# roof_PX_PREC.txt, what `bench --profile --roof` reads, broken down here.
+for px in $SIZES; do
+	for prec in $PRECISIONS; do
+		best=
+		for f in "$LOGS/roof_${px}_${prec}_"[0-9]*.txt; do
+			[ -r "$f" ] || continue
+			if [ -z "$best" ] || awk -v a="$(roof_rate "$f")" -v b="$(roof_rate "$best")" \
+				'BEGIN { exit !(a > b) }'; then best=$f; fi
+		done
+		[ -z "$best" ] || cp "$best" "$LOGS/roof_${px}_$prec.txt"
+	done
+done
+echo "The step's roof (bin/perf-step-roof, the best round's): bound ms per kind of op, and its share of the roof"
 echo
 for px in $SIZES; do
 	for prec in $PRECISIONS; do
