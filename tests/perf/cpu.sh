@@ -268,7 +268,6 @@ for rep in $(seq 1 "$REPEAT"); do
 				R[step,$px,$prec]+="$(awk -v a="$(rate "$log")" -v r="$sr" \
 					'BEGIN { printf "%.1f", 100 * a / r }')"$'\n'
 			fi
-
 			((have_torch)) || continue
 			# At AGREE's sizes the runs the agreement compares (the cl
 			# run, the harness's, the plain loop) go last, in an order
