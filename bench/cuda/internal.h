@@ -1,9 +1,8 @@
 /*
  * bench/cuda/internal.h: what the files of the CUDA backend share: its one
- * state (gpu), tensors and ops, device memory and the cuDNN workspace
- * (backend.cu), and the launchers of our own kernels (kernels.cu,
- * loss.cu). Included
- * by the .cu files of bench/cuda/ only.
+ * state (gpu), tensors and ops (memory.cu: device memory and tensors), the
+ * cuDNN workspace (backend.cu), and the launchers of our own kernels
+ * (kernels.cu, loss.cu). Included by the .cu files of bench/cuda/ only.
  */
 #ifndef BENCH_CUDA_INTERNAL_H
 #define BENCH_CUDA_INTERNAL_H
