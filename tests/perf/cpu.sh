@@ -37,13 +37,14 @@
 # MALLOC_CONF (dirty_decay_ms:-1,muzzy_decay_ms:-1), ROOF_FROM (a peak.txt of
 # an earlier run: its roof, not measured again), REPORT_ONLY (non-empty:
 # run nothing, print the table from the complete logs already in LOGS, e.g.
-# of a run cut short).
+# of a run cut short; REPEAT defaults to the rounds its bench logs number).
 set -eu -o pipefail
 export LC_ALL=C
 
 prog=perf-cpu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 precisions_given=${PRECISIONS+1}
+repeat_given=${REPEAT:-}
 REPEAT=${REPEAT:-1} ITERS=${ITERS:-30} WARMUP=${WARMUP:-10} BATCH=${BATCH:-16}
 SIZES=${SIZES:-224 112} PRECISIONS=${PRECISIONS:-fp32 amp} LAYOUTS=${LAYOUTS:-nchw cl}
 THREADS=${THREADS:-$(nproc)} STAT=${STAT:-median}
@@ -51,6 +52,12 @@ BENCH=${BENCH:-$root/bin/bench} PEAK=${PEAK:-$root/bin/perf-roof}
 STEP_ROOF=${STEP_ROOF:-$root/bin/perf-step-roof} PYTHON=${PYTHON:-/usr/bin/python3}
 JEMALLOC=${JEMALLOC:-/usr/lib/x86_64-linux-gnu/libjemalloc.so.2}
 LOGS=${LOGS:-$root/build/perf-cpu}
+# REPORT_ONLY without REPEAT: as many rounds as the run's bench logs number.
+if [ -n "${REPORT_ONLY:-}" ] && [ -z "$repeat_given" ]; then
+	REPEAT=$(find "$LOGS" -maxdepth 1 -name 'bench_*_*_*.log' 2>/dev/null |
+		sed -n 's/.*_\([0-9][0-9]*\)\.log$/\1/p' | sort -n | tail -n 1)
+	REPEAT=${REPEAT:-1}
+fi
 MALLOC_CONF=${MALLOC_CONF:-dirty_decay_ms:-1,muzzy_decay_ms:-1} AGREE=${AGREE:-}
 TORCH_SCRIPT=$root/pipelines/pytorch_synthetic.py
 
