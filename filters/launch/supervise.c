@@ -166,9 +166,9 @@ static int any_child(void)
 }
 
 /* The command is over: whatever it left behind goes too. term_at < 0: no
- * SIGTERM was sent, so each process found gets one, once, and SIGKILL
- * from GRACE_S seconds after the first round on; else the job's group had its SIGTERM at
- * term_at and what is left gets SIGKILL from term_at + GRACE_S on.
+ * SIGTERM was sent, so each process found gets one, once, and SIGKILL from
+ * GRACE_S seconds after the first round on; else the job's group had its
+ * SIGTERM at term_at and what is left gets SIGKILL from term_at + GRACE_S on.
  * Returns when no process is left below this one: no child (the subreaper
  * on Linux) and none found by the walk (elsewhere, where orphans escape to
  * init, the walk is all there is). A process the walk misses gets its
