@@ -3,8 +3,8 @@
  * convolutions (forward, backward data, backward weights).
  *
  * Each convolution's master weights, and its gradient, are kept in the flat
- * fp32 buffers in the layout its backward-weights kernel writes (oneDNN's
- * blocked OIhw16i16o, Ohwi16o for the stem), not PyTorch's OIHW: the
+ * fp32 buffers in the layout its backward-weights kernel writes (with
+ * AVX-512 OIhw16i16o, Ohwi16o for the stem), not PyTorch's OIHW: the
  * gradient is written in place, fp32's forward reads the weights as they
  * are, and what is left is one reorder a step into backward data's layout
  * (and amp's cast to bf16 for forward). A layout with padding is not kept

@@ -272,7 +272,7 @@ for rep in $(seq 1 "$REPEAT"); do
 			sr=$(roof_rate "$LOGS/roof_${px}_${prec}_$rep.txt")
 			if [ "$sr" != - ] && grep -q '^# end ' "$log" 2>/dev/null; then
 				R[roof,$px,$prec]+="$sr"$'\n'
-				R[step,$px,$prec]+="$(awk -v a="$(rate "$log")" -v r="$sr" \
+				R[step,$px,$prec]+="$(awk -v a="$(printf '%s' "${R[bench,$px,$prec]}" | tail -n 1)" -v r="$sr" \
 					'BEGIN { printf "%.1f", 100 * a / r }')"$'\n'
 			fi
 			((have_torch)) || continue
