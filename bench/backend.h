@@ -46,6 +46,7 @@ typedef struct bk_config {
 	int local_rank; /* rank on this node: picks the device (CUDA) */
 	int verbose;    /* 1: print the chosen implementations on stderr */
 	int layout;     /* activation layout: enum bk_layout */
+	int conv_algo;  /* enum bk_conv_algo (the CPU; CUDA always finds) */
 	/* CUDA only (the CPU backend refuses them): */
 	int graph;              /* --graph: capture a step, replay it (bk_graph_*) */
 	int nccl_high_priority; /* --nccl-high-priority: NCCL's stream at the highest */
@@ -56,6 +57,18 @@ enum bk_layout {
 	BK_LAYOUT_DEFAULT, /* the backend's choice */
 	BK_LAYOUT_BLOCKED, /* channel blocks (oneDNN nChw16c) */
 	BK_LAYOUT_NHWC,    /* channels last */
+};
+
+/* How a convolution's algorithm is chosen, per direction (forward,
+ * backward data, backward weights). FIND times the candidates at plan time
+ * and keeps the fastest (cuDNN's Find; oneDNN: direct or Winograd), so two
+ * runs may pick differently and differ in the last bits of their losses;
+ * DIRECT and WINOGRAD (where the library has it, else direct) repeat
+ * bitwise. */
+enum bk_conv_algo {
+	BK_CONV_FIND,
+	BK_CONV_DIRECT,
+	BK_CONV_WINOGRAD,
 };
 
 /* Start-up and shut-down. bk_init exits 2 with a clear message when the

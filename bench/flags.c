@@ -55,6 +55,7 @@ static const struct flag flags[] = {
 	FLAG("--shard", F_INT, shard, 0, 1000000, "R"),
 	FLAG("--bucket-mb", F_NUM, bucket_mb, 0.001, 1e6, "X"),
 	FLAG("--layout", F_CHOICE, layout, BK_LAYOUT_BLOCKED, 0, "blocked|nhwc"),
+	FLAG("--conv-algo", F_CHOICE, conv_algo, BK_CONV_FIND, 0, "find|direct|winograd"),
 	FLAG("--verbose", F_SWITCH, verbose, 0, 0, NULL),
 	FLAG("--rank-times", F_SWITCH, rank_times, 0, 0, NULL),
 	FLAG("--profile", F_SWITCH, profile, 0, 0, NULL),

@@ -11,7 +11,7 @@
 typedef struct config {
 	int describe, verbose, allreduce, rank_times, graph, nccl_high, profile;
 	int batch, image, classes, iters, warmup, threads, lr_warmup, shard;
-	int precision, layout;
+	int precision, layout, conv_algo;
 	long long seed;
 	double lr, momentum, weight_decay, label_smoothing, bucket_mb, loss_scale, nccl_timeout;
 	const char *export_dir;

@@ -228,6 +228,7 @@ int main(int argc, char **argv)
 			.local_rank = comm_local_rank(),
 			.verbose = c.verbose,
 			.layout = c.layout,
+			.conv_algo = c.conv_algo,
 			.graph = c.graph,
 			.nccl_high_priority = c.nccl_high,
 			.nccl_timeout = c.nccl_timeout};
@@ -322,11 +323,14 @@ int main(int argc, char **argv)
 		       "batch_per_device=%d precision=%s image=%d %s\n",
 		       bk_name(), comm_nodes(), comm_local_size(), c.batch,
 		       precision_name(c.precision), c.image, data);
-		printf("# env node=0 setting.threads=%d\n# env node=0 setting.layout=%s\n",
+		static const char *algos[] = {"find", "direct", "winograd"};
+		printf("# env node=0 setting.threads=%d\n# env node=0 setting.layout=%s\n"
+		       "# env node=0 setting.conv_algo=%s\n",
 		       c.threads,
 		       c.layout == BK_LAYOUT_NHWC      ? "nhwc"
 		       : c.layout == BK_LAYOUT_BLOCKED ? "blocked"
-						       : "default");
+						       : "default",
+		       algos[c.conv_algo]);
 		/* a setting that is not set is absent, not "-" */
 		const char *omp = getenv("OMP_NUM_THREADS");
 		if (omp && *omp && !strpbrk(omp, " \t\n%="))

@@ -93,6 +93,17 @@ export_step() {
 	[ "$stderr" = "" ]
 }
 
+@test "bench's fp32 step on oneDNN's Winograd matches torchvision resnet50 at 64 px, batch 8" {
+	need_torch
+	has_winograd || skip "oneDNN has no Winograd on this CPU (AVX-512)"
+	export_step "$BATS_TEST_TMPDIR/e" --image 64 --batch 8 --classes 10 --conv-algo winograd --verbose
+	[ "$(grep -c '^bench: conv fwd: jit_wino_4x3:' <<<"$stderr")" -eq 13 ]
+	run -0 --separate-stderr "$PY" "$REF" "${HYPER[@]}" "$BATS_TEST_TMPDIR/e"
+	echo "$output"
+	[ "${lines[0]##*, }" = "0 mismatches" ]
+	[ "$stderr" = "" ]
+}
+
 @test "bench's fp32 step matches torchvision resnet50 at 32 px with 1000 classes" {
 	need_torch
 	export_step "$BATS_TEST_TMPDIR/e" --image 32 --batch 4 --classes 1000

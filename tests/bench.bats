@@ -150,24 +150,38 @@ bucket 15 11428928 12477503 1048576"* ]]
 @test "the log follows bench's format: header, one line per iteration, end line" {
 	# OMP_NUM_THREADS unset: its setting line is absent, not "-"
 	run -0 --separate-stderr env -u OMP_NUM_THREADS bench --image 32 --batch 2 --classes 10 --iters 3 --warmup 1
-	[ "${#lines[@]}" -eq 8 ]
+	[ "${#lines[@]}" -eq 9 ]
 	[ "${lines[0]}" = "# bench model=resnet50 backend=cpu-onednn nodes=1 gpus_per_node=1 batch_per_device=2 precision=fp32 image=32 data=synthetic" ]
 	[[ "${lines[1]}" =~ ^#\ env\ node=0\ setting\.threads=[1-9][0-9]*$ ]]
 	[ "${lines[2]}" = "# env node=0 setting.layout=default" ]
+	[ "${lines[3]}" = "# env node=0 setting.conv_algo=find" ]
 	num='[0-9]+\.[0-9]+'
 	for k in 1 2 3; do
-		[[ "${lines[$((k + 2))]}" =~ ^iter=$k\ loss=$num\ step_s=$num\ samples_per_s=$num\ ts=[0-9]+\.[0-9]{6}$ ]]
+		[[ "${lines[$((k + 3))]}" =~ ^iter=$k\ loss=$num\ step_s=$num\ samples_per_s=$num\ ts=[0-9]+\.[0-9]{6}$ ]]
 	done
-	[[ "${lines[6]}" =~ ^#\ summary\ warmup=1\ timed_iters=2\ samples_per_s=$num$ ]]
-	[[ "${lines[7]}" =~ ^#\ end\ iters=3\ peak_mem_mb=[1-9][0-9]*$ ]]
+	[[ "${lines[7]}" =~ ^#\ summary\ warmup=1\ timed_iters=2\ samples_per_s=$num$ ]]
+	[[ "${lines[8]}" =~ ^#\ end\ iters=3\ peak_mem_mb=[1-9][0-9]*$ ]]
 	[[ "$stderr" == "bench: cpu-onednn, 1 rank(s)"* ]]
 }
 
-@test "the same seed gives the same losses; samples/s is batch over step time" {
-	run -0 bash -c 'bench --image 32 --batch 2 --classes 10 --iters 2 --seed 7 2>/dev/null | grep -o "loss=[^ ]*"'
-	first="$output"
-	run -0 bash -c 'bench --image 32 --batch 2 --classes 10 --iters 2 --seed 7 2>/dev/null | grep -o "loss=[^ ]*"'
-	[ "$output" = "$first" ]
+@test "the same seed gives the same losses with the algorithms pinned; samples/s is batch over step time" {
+	# find may keep other algorithms from run to run (bench/backend.h);
+	# direct and winograd each repeat bitwise, at 64 px where Winograd
+	# runs (AVX-512) and its losses differ from direct's
+	declare -A first
+	for a in direct winograd; do
+		for r in 1 2; do
+			run -0 bash -c "bench --image 64 --batch 2 --classes 10 --iters 3 --seed 7 --conv-algo $a 2>/dev/null | grep -o 'loss=[^ ]*'"
+			[ "${#lines[@]}" -eq 3 ]
+			[ "$r" = 2 ] || first[$a]=$output
+			[ "$output" = "${first[$a]}" ]
+		done
+	done
+	if has_winograd; then
+		[ "${first[winograd]}" != "${first[direct]}" ]
+	else
+		[ "${first[winograd]}" = "${first[direct]}" ]
+	fi
 	run -0 bash -c 'bench --image 32 --batch 4 --classes 10 --iters 1 2>/dev/null | grep ^iter= |
 		awk "{split(\$3,a,\"=\"); split(\$4,b,\"=\"); r = 4 / a[2]; d = r - b[2]; if (d < 0) d = -d; exit !(d < 0.01 * r + 0.01)}"'
 }
@@ -241,7 +255,7 @@ bucket 15 11428928 12477503 1048576"* ]]
 	# one thread everywhere: the same kernels in the same order, so the
 	# only difference left is the sum over ranks (at 32 px, BN over 2
 	# values per channel makes the net chaotic in rounding order)
-	args="--image 32 --batch 2 --classes 10 --seed 3 --lr 0.1 --threads 1"
+	args="--image 32 --batch 2 --classes 10 --seed 3 --lr 0.1 --threads 1 --conv-algo direct"
 	run -0 --separate-stderr mpirun -np 2 --bind-to none bench $args --export "$t/dp"
 	[[ "${lines[0]}" == *" nodes=1 gpus_per_node=2 batch_per_device=2 "* ]]
 	# rank r trains samples [rB, (r+1)B): the same halves, one process each
@@ -251,11 +265,12 @@ bucket 15 11428928 12477503 1048576"* ]]
 	[ "${#lines[@]}" -eq 2 ]
 }
 
-@test "the setting lines say the threads and layout bench ran with" {
+@test "the setting lines say the threads, layout and convolution algorithms bench ran with" {
 	run -0 --separate-stderr env OMP_NUM_THREADS=1 bench --image 32 --batch 2 --classes 10 --iters 1 --threads 1 --layout nhwc
 	[ "${lines[1]}" = "# env node=0 setting.threads=1" ]
 	[ "${lines[2]}" = "# env node=0 setting.layout=nhwc" ]
-	[ "${lines[3]}" = "# env node=0 setting.omp_num_threads=1" ]
+	[ "${lines[3]}" = "# env node=0 setting.conv_algo=find" ]
+	[ "${lines[4]}" = "# env node=0 setting.omp_num_threads=1" ]
 }
 
 @test "--rank-times: one '# ranks' line per iteration, one compute time per rank" {
@@ -317,4 +332,53 @@ bucket 15 11428928 12477503 1048576"* ]]
 @test "an unknown --layout is a usage error" {
 	run -2 --separate-stderr bench --layout nchw
 	[ "$stderr" = "bench: --layout: 'nchw' is not blocked or nhwc" ]
+}
+
+@test "an unknown --conv-algo is a usage error; bench-cuda refuses all but find" {
+	run -2 --separate-stderr bench --conv-algo fast
+	[ "$stderr" = "bench: --conv-algo: 'fast' is not find, direct or winograd" ]
+	[ -x "$ROOT/bin/bench-cuda" ] || return 0
+	run -2 --separate-stderr bench-cuda --conv-algo direct --image 32
+	[ "$stderr" = "bench: --conv-algo: the CUDA backend always finds (cudnnFind, conv.cu)" ]
+}
+
+@test "--conv-algo winograd: the thirteen 3x3 stride-1 convolutions on oneDNN's Winograd, all three directions; where it has none, one line says so" {
+	a="--image 64 --batch 2 --classes 10 --iters 1 --verbose"
+	run -0 --separate-stderr bench $a --conv-algo winograd
+	if has_winograd; then
+		for d in fwd "bwd data" "bwd weights"; do
+			[ "$(grep -c "^bench: conv $d: jit_wino_4x3:" <<<"$stderr")" -eq 13 ]
+		done
+		! grep -q "has no Winograd" <<<"$stderr"
+	else
+		[ "$(grep -c "has no Winograd" <<<"$stderr")" -eq 1 ]
+	fi
+	run -0 --separate-stderr bench $a --conv-algo direct
+	[ "$(grep -c '^bench: conv fwd: ' <<<"$stderr")" -eq 53 ]
+	! grep -q 'wino\|find' <<<"$stderr"
+	grep -qw avx512_bf16 /proc/cpuinfo || return 0
+	run -0 --separate-stderr bench $a --precision amp --conv-algo winograd
+	grep -Fx "bench: --conv-algo winograd: oneDNN has no Winograd here for bf16 3x3 convolutions on 16x16 (only fp32 on AVX-512, blocked layout); they run direct" <<<"$stderr"
+	[ "$(grep -c "has no Winograd" <<<"$stderr")" -eq 1 ]
+	! grep -q 'jit_wino' <<<"$stderr"
+}
+
+@test "--conv-algo find times direct against Winograd once per shape and direction, and keeps the faster" {
+	run -0 --separate-stderr bench --image 64 --batch 4 --classes 10 --iters 1 --verbose
+	finds=$(grep '^bench: conv find: ' <<<"$stderr" || true)
+	if ! has_winograd; then
+		[ -z "$finds" ]
+		return 0
+	fi
+	echo "$finds"
+	# four shapes (layer1: 3 convolutions, layer2: 3, layer3: 5, layer4: 2),
+	# three directions each; e.g. "bench: conv find: 4x64x16x16 k3 -> 64
+	# fwd: direct 0.594 ms, winograd 0.288 ms: winograd"
+	[ "$(wc -l <<<"$finds")" -eq 12 ]
+	[ "$(awk '{ print $4, $8 }' <<<"$finds" | sort -u | wc -l)" -eq 12 ]
+	awk '{ if ($NF != ($13 < $10 ? "winograd" : "direct")) exit 1 }' <<<"$finds"
+	for d in fwd bwd-data bwd-weights; do
+		want=$(awk -v d="$d:" '$8 == d && $NF == "winograd" { split($4, s, "x"); n += s[2] == 64 ? 3 : s[2] == 128 ? 3 : s[2] == 256 ? 5 : 2 } END { print n + 0 }' <<<"$finds")
+		[ "$(grep -c "^bench: conv ${d//-/ }: jit_wino_4x3:" <<<"$stderr")" -eq "$want" ]
+	done
 }

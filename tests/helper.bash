@@ -23,3 +23,10 @@ setup() {
 drop_meta() {
 	mapfile -t lines < <(printf '%s\n' "${lines[@]}" | grep -v '^# \(env\|mem\) ')
 }
+
+# 0 when oneDNN runs Winograd here (fp32 3x3 convolutions, AVX-512): bench
+# --conv-algo winograd says in one line when it has none.
+has_winograd() {
+	! bench --image 32 --batch 2 --classes 10 --iters 1 --conv-algo winograd 2>&1 >/dev/null |
+		grep -q "has no Winograd"
+}

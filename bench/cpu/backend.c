@@ -214,6 +214,7 @@ void bk_init(const bk_config *cfg)
 		act_tag = cfg->layout == BK_LAYOUT_BLOCKED ? blocked : dnnl_nhwc;
 	if (cfg->threads > 0)
 		omp_set_num_threads(cfg->threads);
+	conv_algo_mode = cfg->conv_algo;
 	prim_init(cfg->verbose);
 }
 
@@ -224,6 +225,7 @@ void bk_finalize(void)
 	free(dwtmp);
 	acc_tmp = wtmp = dwtmp = NULL;
 	acc_tmp_size = wtmp_size = dwtmp_size = 0;
+	conv_algo_reset();
 	prim_finalize();
 }
 

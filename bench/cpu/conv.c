@@ -12,6 +12,11 @@
  * reorders as before. The host sees OIHW: bk_to_device and bk_to_host turn
  * the weights on the way (conv_after_upload, conv_to_host), as the CUDA
  * backend does for its KRSC weights.
+ *
+ * Each direction runs the algorithm conv_algo.c chooses for it (direct, or
+ * oneDNN's Winograd, whose kernels read and write the weights in the same
+ * blocked layout); a backward descriptor's hint is the forward descriptor
+ * of its own algorithm.
  */
 #include <math.h>
 #include <omp.h>
@@ -143,46 +148,40 @@ void add_make(prim *p, dnnl_memory_t a, dnnl_memory_t b, const dnnl_memory_desc_
 	DNNL_CHECK(dnnl_primitive_desc_destroy(pd));
 }
 
-/* The backward-weights primitive; where oneDNN has no optimised kernel for
- * the activations' layouts (AVX2: nChw8c layer4 at small images, 1.3 s a
+/* The backward-weights primitive of algorithm alg (hint: the forward one of
+ * the same algorithm); where oneDNN has no optimised kernel for the
+ * activations' layouts (AVX2: nChw8c layer4 at small images, 1.3 s a
  * call), one whose source and gradient layouts oneDNN picks, with reorders
  * into them (op->r_wx, op->r_wdy). Sets *wxm, *wdym to what it reads. */
-static dnnl_primitive_desc_t bwd_weights_pd(bk_op *op, const dnnl_memory_desc_t *xmd,
-					    dnnl_memory_t xmem, const dnnl_memory_desc_t *dwany,
-					    const dnnl_dims_t s, const dnnl_dims_t p,
-					    const_dnnl_primitive_desc_t fpd, dnnl_memory_t *wxm,
-					    dnnl_memory_t *wdym)
+static dnnl_primitive_desc_t bwd_weights_pd(bk_op *op, const conv_shape *cs, dnnl_alg_kind_t alg,
+					    dnnl_memory_t xmem, const_dnnl_primitive_desc_t hint,
+					    dnnl_memory_t *wxm, dnnl_memory_t *wdym)
 {
 	bk_tensor *dy = op->dy;
-	dnnl_convolution_desc_t cd;
 
 	*wxm = xmem;
 	*wdym = dy->mem;
-	DNNL_CHECK(dnnl_convolution_backward_weights_desc_init(&cd, dnnl_convolution_direct, xmd,
-							       dwany, NULL, &dy->md, s, p, p));
-	dnnl_primitive_desc_t wpd = pd_create(&cd, NULL, fpd, "conv bwd weights");
+	dnnl_primitive_desc_t wpd = conv_pd(cs, DIR_BWD_WEIGHTS, alg, hint, CONV_PD_MUST);
 	if (!is_ref(wpd))
 		return wpd;
-	dnnl_memory_desc_t xany, dyany;
-	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&xany, 4, xmd->dims, xmd->data_type,
+	conv_shape any = *cs;
+	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&any.x, 4, cs->x.dims, cs->x.data_type,
 						dnnl_format_tag_any));
-	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&dyany, 4, dy->md.dims, dy->md.data_type,
+	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&any.dy, 4, dy->md.dims, dy->md.data_type,
 						dnnl_format_tag_any));
-	DNNL_CHECK(dnnl_convolution_backward_weights_desc_init(&cd, dnnl_convolution_direct, &xany,
-							       dwany, NULL, &dyany, s, p, p));
-	dnnl_primitive_desc_t any = pd_create(&cd, NULL, fpd, "conv bwd weights (any)");
-	if (is_ref(any)) {
-		DNNL_CHECK(dnnl_primitive_desc_destroy(any));
+	dnnl_primitive_desc_t apd = conv_pd(&any, DIR_BWD_WEIGHTS, alg, hint, CONV_PD_MUST);
+	if (is_ref(apd)) {
+		DNNL_CHECK(dnnl_primitive_desc_destroy(apd));
 		return wpd;
 	}
 	DNNL_CHECK(dnnl_primitive_desc_destroy(wpd));
-	buf_make(&op->wx, query_md(any, dnnl_query_src_md));
-	buf_make(&op->wdy, query_md(any, dnnl_query_diff_dst_md));
-	reorder_make(&op->r_wx, xmem, xmd, op->wx.m, &op->wx.md);
+	buf_make(&op->wx, query_md(apd, dnnl_query_src_md));
+	buf_make(&op->wdy, query_md(apd, dnnl_query_diff_dst_md));
+	reorder_make(&op->r_wx, xmem, &cs->x, op->wx.m, &op->wx.md);
 	reorder_make(&op->r_wdy, dy->mem, &dy->md, op->wdy.m, &op->wdy.md);
 	*wxm = op->wx.m;
 	*wdym = op->wdy.m;
-	return any;
+	return apd;
 }
 
 /* The weights as a primitive of layout md reads them: the master weights
@@ -209,32 +208,44 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 	op->w = w;
 	op->dw = dw;
 	op->accumulate = accumulate && dx;
-	dnnl_dims_t s = {stride, stride}, p = {pad, pad};
+	conv_shape cs = {.y = y->md, .dy = dy->md, .s = {stride, stride}, .p = {pad, pad}, .k = k};
 	dnnl_dims_t wd = {y->c, x->c, k, k};
-	dnnl_memory_desc_t wany, dwany;
 	op->wplain = md4(y->c, x->c, k, k, dnnl_f32, dnnl_oihw);
-	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&wany, 4, wd, act_dt, dnnl_format_tag_any));
-	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&dwany, 4, wd, dnnl_f32, dnnl_format_tag_any));
+	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&cs.w, 4, wd, act_dt, dnnl_format_tag_any));
+	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&cs.dw, 4, wd, dnnl_f32, dnnl_format_tag_any));
+	if (dx) {
+		cs.dx = dx->md;
+		cs.has_dx = 1;
+	}
 
 	/* the image is fp32 NCHW; under amp or nhwc it is converted once per step */
-	dnnl_memory_desc_t xmd = x->md;
+	cs.x = x->md;
 	dnnl_memory_t xmem = x->mem;
 	if (x->kind == BK_IMAGE && (act_dt != dnnl_f32 || act_tag == dnnl_nhwc)) {
 		/* the stem runs on ref:any for an NCHW source and NHWC output */
-		xmd = md4(x->n, x->c, x->h, x->w, act_dt,
-			  act_tag == dnnl_nhwc ? dnnl_nhwc : dnnl_nchw);
-		buf_make(&op->img, &xmd);
+		cs.x = md4(x->n, x->c, x->h, x->w, act_dt,
+			   act_tag == dnnl_nhwc ? dnnl_nhwc : dnnl_nchw);
+		buf_make(&op->img, &cs.x);
 		xmem = op->img.m;
-		reorder_make(&op->r_img, x->mem, &x->md, xmem, &xmd);
+		reorder_make(&op->r_img, x->mem, &x->md, xmem, &cs.x);
 	}
 
-	dnnl_convolution_desc_t cd;
-	DNNL_CHECK(dnnl_convolution_forward_desc_init(&cd, dnnl_forward_training,
-						      dnnl_convolution_direct, &xmd, &wany, NULL,
-						      &y->md, s, p, p));
-	dnnl_primitive_desc_t fpd = pd_create(&cd, NULL, NULL, "conv fwd");
+	/* each direction's algorithm; a backward descriptor's hint is the
+	 * forward one of its own algorithm */
+	dnnl_alg_kind_t alg[NDIR];
+	const dnnl_memory_t mems[4] = {xmem, y->mem, dx ? dx->mem : NULL, dy->mem};
+	conv_algo_choose(&cs, mems, alg);
+	dnnl_primitive_desc_t fpd = conv_pd(&cs, DIR_FWD, alg[DIR_FWD], NULL, CONV_PD_MUST),
+			      other = NULL;
+	const_dnnl_primitive_desc_t hint[NDIR];
+	for (int i = DIR_BWD_DATA; i < NDIR; i++) {
+		if (alg[i] != alg[DIR_FWD] && !other)
+			other = conv_pd(&cs, DIR_FWD, alg[i], NULL, CONV_PD_QUIET);
+		hint[i] = alg[i] == alg[DIR_FWD] ? fpd : other;
+	}
 	dnnl_memory_t wxm, wdym;
-	dnnl_primitive_desc_t wpd = bwd_weights_pd(op, &xmd, xmem, &dwany, s, p, fpd, &wxm, &wdym);
+	dnnl_primitive_desc_t wpd = bwd_weights_pd(op, &cs, alg[DIR_BWD_WEIGHTS], xmem,
+						   hint[DIR_BWD_WEIGHTS], &wxm, &wdym);
 
 	/* the master weights in the weight gradient's layout (the weight
 	 * gradient is fp32 whatever the compute type), if it has no padding */
@@ -257,9 +268,8 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 	prim_arg(&op->fwd, DNNL_ARG_DST, y->mem);
 
 	if (dx) {
-		DNNL_CHECK(dnnl_convolution_backward_data_desc_init(
-			&cd, dnnl_convolution_direct, &dx->md, &wany, &dy->md, s, p, p));
-		dnnl_primitive_desc_t bpd = pd_create(&cd, NULL, fpd, "conv bwd data");
+		dnnl_primitive_desc_t bpd = conv_pd(&cs, DIR_BWD_DATA, alg[DIR_BWD_DATA],
+						    hint[DIR_BWD_DATA], CONV_PD_MUST);
 		dnnl_memory_t dxm = dx->mem;
 		if (op->accumulate) {
 			/* no sum post-op on backward data: compute into a
@@ -292,6 +302,8 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 	prim_arg(&op->bwdw, DNNL_ARG_DIFF_WEIGHTS, dwm);
 	DNNL_CHECK(dnnl_primitive_desc_destroy(wpd));
 	DNNL_CHECK(dnnl_primitive_desc_destroy(fpd));
+	if (other)
+		DNNL_CHECK(dnnl_primitive_desc_destroy(other));
 	return op;
 }
 

@@ -2,7 +2,7 @@
  * bench/cpu/internal.h: what the files of the oneDNN backend share:
  * backend.c (start-up, memory, tensors), prim.c (engine, stream,
  * primitives, the scratchpad), conv.c (the op record
- * and convolutions) and layers.c (batch norm, pooling, the classifier, the
+ * and convolutions), conv_algo.c (their algorithms) and layers.c (batch norm, pooling, the classifier, the
  * loss and the update).
  */
 #ifndef BENCH_CPU_INTERNAL_H
@@ -83,6 +83,24 @@ struct bk_op {
 	int nseg;
 };
 
+/* conv_algo.c: a convolution's geometry as its primitive descriptors take
+ * it (w, dw: format any; dx only when has_dx), the descriptor of one
+ * direction and algorithm (how: CONV_PD_TRY, NULL where oneDNN has none;
+ * CONV_PD_QUIET, not named under --verbose: a timing's), and the
+ * algorithm of each direction as --conv-algo (conv_algo_mode) says; find
+ * times the candidates on the memories m: x, y, dx, dy. */
+enum { DIR_FWD, DIR_BWD_DATA, DIR_BWD_WEIGHTS, NDIR };
+typedef struct conv_shape {
+	dnnl_memory_desc_t x, y, dx, dy, w, dw;
+	dnnl_dims_t s, p;
+	int k, has_dx;
+} conv_shape;
+enum { CONV_PD_MUST = 0, CONV_PD_TRY = 1, CONV_PD_QUIET = 2 };
+extern int conv_algo_mode;
+dnnl_primitive_desc_t conv_pd(const conv_shape *c, int dir, dnnl_alg_kind_t alg,
+			      const_dnnl_primitive_desc_t hint, int how);
+void conv_algo_choose(const conv_shape *c, const dnnl_memory_t m[4], dnnl_alg_kind_t alg[NDIR]);
+void conv_algo_reset(void);
 /* conv.c: the host sees conv weights OIHW, the ops keep them in their own
  * layout (wmd): after bytes were copied to dev, conv_after_upload turns the
  * weights among them in place; conv_to_host writes into host, a copy of
@@ -94,12 +112,18 @@ void conv_to_host(void *host, const void *dev, size_t bytes);
 void prim_init(int verbose);
 void prim_finalize(void);
 void prim_wait(void);
+int prim_verbose(void);
 void reorder_now(const dnnl_memory_desc_t *smd, const void *s, const dnnl_memory_desc_t *dmd,
 		 void *d);
 void prim_arg(prim *p, int arg, dnnl_memory_t m);
 dnnl_primitive_attr_t user_scratch_attr(void);
 dnnl_primitive_desc_t pd_create(const void *desc, dnnl_primitive_attr_t attr,
 				const_dnnl_primitive_desc_t hint, const char *what);
+/* NULL where oneDNN has no implementation (pd_create dies there); what
+ * names it for --verbose, NULL: not said. */
+dnnl_primitive_desc_t pd_try(const void *desc, dnnl_primitive_attr_t attr,
+			     const_dnnl_primitive_desc_t hint, const char *what);
+double prim_time(dnnl_primitive_t p, int n, const dnnl_exec_arg_t *a);
 const dnnl_memory_desc_t *query_md(const_dnnl_primitive_desc_t pd, dnnl_query_t q);
 void prim_make(prim *p, const_dnnl_primitive_desc_t pd);
 void prim_run(prim *p);

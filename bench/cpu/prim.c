@@ -1,10 +1,12 @@
 /*
  * bench/cpu/prim.c: oneDNN's plumbing for the CPU backend: the engine and
  * the stream, memories over our buffers, primitive descriptors (with
- * --verbose, the implementation oneDNN picked), primitives created once with
+ * --verbose, the implementation oneDNN picked; pd_try where oneDNN may have
+ * none), primitives created once with
  * their arguments bound once, and the one user-managed scratchpad that every
  * primitive shares (grown at plan time to the largest any needs).
  */
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +37,11 @@ void prim_finalize(void)
 void prim_wait(void)
 {
 	DNNL_CHECK(dnnl_stream_wait(strm));
+}
+
+int prim_verbose(void)
+{
+	return verbose;
 }
 
 dnnl_memory_t mem_over(const dnnl_memory_desc_t *md, const void *p)
@@ -72,19 +79,32 @@ dnnl_primitive_attr_t user_scratch_attr(void)
 	return attr;
 }
 
-dnnl_primitive_desc_t pd_create(const void *desc, dnnl_primitive_attr_t attr,
-				const_dnnl_primitive_desc_t hint, const char *what)
+dnnl_primitive_desc_t pd_try(const void *desc, dnnl_primitive_attr_t attr,
+			     const_dnnl_primitive_desc_t hint, const char *what)
 {
 	dnnl_primitive_desc_t pd;
 	dnnl_primitive_attr_t a = attr ? attr : user_scratch_attr();
-	DNNL_CHECK(dnnl_primitive_desc_create(&pd, desc, a, eng, hint));
+	dnnl_status_t s = dnnl_primitive_desc_create(&pd, desc, a, eng, hint);
 	if (!attr)
 		DNNL_CHECK(dnnl_primitive_attr_destroy(a));
-	if (verbose) {
+	if (s == dnnl_unimplemented)
+		return NULL;
+	DNNL_CHECK(s);
+	if (verbose && what) {
 		const char *impl = "?";
 		DNNL_CHECK(dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl));
 		warnf("%s: %s", what, impl);
 	}
+	return pd;
+}
+
+dnnl_primitive_desc_t pd_create(const void *desc, dnnl_primitive_attr_t attr,
+				const_dnnl_primitive_desc_t hint, const char *what)
+{
+	dnnl_primitive_desc_t pd = pd_try(desc, attr, hint, what);
+	if (!pd)
+		die("dnnl error at %s:%d: %s: %s", __FILE__, __LINE__, what ? what : "primitive",
+		    dnnl_status2str(dnnl_unimplemented));
 	return pd;
 }
 
@@ -119,6 +139,16 @@ void prim_arg(prim *p, int arg, dnnl_memory_t m)
 		die("%s:%d: too many primitive arguments", __FILE__, __LINE__);
 	}
 	p->a[p->n++] = (dnnl_exec_arg_t){arg, m};
+}
+
+/* Seconds of one run of a primitive of pd with args a (the scratchpad
+ * among them when pd needs one), start to finish. */
+double prim_time(dnnl_primitive_t p, int n, const dnnl_exec_arg_t *a)
+{
+	double t = omp_get_wtime();
+	DNNL_CHECK(dnnl_primitive_execute(p, strm, n, a));
+	DNNL_CHECK(dnnl_stream_wait(strm));
+	return omp_get_wtime() - t;
 }
 
 void prim_run(prim *p)

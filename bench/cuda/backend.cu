@@ -147,6 +147,8 @@ static void set_activations(int layout)
 
 extern "C" void bk_init(const bk_config *cfg)
 {
+	if (cfg->conv_algo != BK_CONV_FIND)
+		die_usage("--conv-algo: the CUDA backend always finds (cudnnFind, conv.cu)");
 	int ndev = cuda_device_count();
 	cudaDeviceProp prop;
 
