@@ -47,8 +47,8 @@ dnnl_primitive_desc_t conv_pd(const conv_shape *c, int dir, dnnl_alg_kind_t alg,
 
 	if (dir == DIR_FWD)
 		DNNL_CHECK(dnnl_convolution_forward_desc_init(&cd, dnnl_forward_training, alg,
-							      &c->x, &c->w, NULL, &c->y, c->s,
-							      c->p, c->p));
+							      &c->x, &c->w, NULL, &c->y, c->s, c->p,
+							      c->p));
 	else if (dir == DIR_BWD_DATA)
 		DNNL_CHECK(dnnl_convolution_backward_data_desc_init(&cd, alg, &c->dx, &c->w, &c->dy,
 								    c->s, c->p, c->p));
@@ -83,7 +83,7 @@ static void trial_make(trial *t, const_dnnl_primitive_desc_t pd, int dir, const 
 	DNNL_CHECK(dnnl_primitive_create(&t->p, pd));
 	dnnl_memory_t w = own(t, 0,
 			      query_md(pd, dir == DIR_BWD_WEIGHTS ? dnnl_query_diff_weights_md
-								 : dnnl_query_weights_md));
+								  : dnnl_query_weights_md));
 	static const int args[NDIR][3] = {
 		{DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST},
 		{DNNL_ARG_DIFF_DST, DNNL_ARG_WEIGHTS, DNNL_ARG_DIFF_SRC},
@@ -138,8 +138,9 @@ void conv_algo_choose(const conv_shape *c, const dnnl_memory_t m[4], dnnl_alg_ki
 		alg[d] = dnnl_convolution_direct;
 	if (conv_algo_mode == BK_CONV_DIRECT || c->k != 3 || c->s[0] != 1 || c->s[1] != 1)
 		return;
-	int key[9] = {(int)c->x.dims[0], (int)c->x.dims[1], (int)c->x.dims[2], (int)c->x.dims[3],
-		      (int)c->y.dims[1], c->k, (int)c->s[0], (int)c->p[0], c->has_dx};
+	int key[9] = {(int)c->x.dims[0], (int)c->x.dims[1], (int)c->x.dims[2],
+		      (int)c->x.dims[3], (int)c->y.dims[1], c->k,
+		      (int)c->s[0],      (int)c->p[0],      c->has_dx};
 	for (int i = 0; i < nfound; i++)
 		if (!memcmp(found[i].key, key, sizeof key)) {
 			memcpy(alg, found[i].alg, sizeof found[i].alg);

@@ -141,8 +141,9 @@ run_bench() { # px prec rep -> log path
 	echo "$prog: bench $1 px $2 run $3" >&2
 	load_mark
 	# shellcheck disable=SC2086 # BENCH_FLAGS: several flags, split on purpose
+	# --verbose: what oneDNN runs and what --conv-algo find kept, on stderr
 	"$BENCH" --batch "$BATCH" --image "$1" --precision "$2" --iters "$ITERS" \
-		--warmup "$WARMUP" --threads "$THREADS" ${BENCH_FLAGS:-} >"$log" 2>"$log.err" ||
+		--warmup "$WARMUP" --threads "$THREADS" --verbose ${BENCH_FLAGS:-} >"$log" 2>"$log.err" ||
 		die "bench failed ($log.err): $(tail -n 1 "$log.err")"
 	echo "$log"
 }
@@ -328,6 +329,24 @@ done
 	echo "# amp: not run: this CPU has neither AVX512_BF16 nor AMX (oneDNN has no bf16 convolution here); the fp32 rows and targets stand"
 echo "# bench settings: --threads $THREADS, OMP_NUM_THREADS=$THREADS${BENCH_FLAGS:+, $BENCH_FLAGS}," \
 	"layout: ${BENCH_FLAGS:+as those flags say, else }its default (blocked in fp32 and amp: nChw16c, nChw8c without AVX-512)"
+for f in "$LOGS"/bench_*_1.log; do
+	[ -r "$f" ] || continue
+	echo "# bench settings ($(basename "$f")): $(sed -n 's/^# env node=0 setting\.//p' "$f" | paste -sd' ')"
+	break
+done
+# What --conv-algo find kept in round 1: of the 3x3 stride-1 shapes, how
+# many run Winograd in each direction (bench --verbose's "conv find" lines).
+for f in "$LOGS"/bench_*_1.log.err; do
+	[ -r "$f" ] || continue
+	k=$(basename "$f" _1.log.err)
+	k=${k#bench_}
+	awk -v k="${k/_/ px }" '/^bench: conv find: / { n[$8]++; if ($NF == "winograd") w[$8]++ }
+		END { if (!length(n)) { print "# " k ": no convolution timed (direct only, or no Winograd here)"; exit }
+		      printf "# %s: Winograd kept for", k
+		      split("fwd: bwd-data: bwd-weights:", d, " ")
+		      for (i = 1; i <= 3; i++) printf " %s %d/%d%s", d[i], w[d[i]], n[d[i]], i < 3 ? "," : ""
+		      print " of the 3x3 stride-1 shapes (--conv-algo find, round 1)" }' "$f"
+done
 [ -s "$LOGS/load.runs" ] && echo "# load average (1 min) as the runs started: $(sort -g "$LOGS/load.runs" |
 	awk '{ v[NR] = $1 } END { printf "min %s, median %s, max %s over %d runs", v[1], v[int((NR + 1) / 2)], v[NR], NR }')"
 echo
