@@ -2,9 +2,9 @@
  * bench/cpu/prim.c: oneDNN's plumbing for the CPU backend: the engine and
  * the stream, memories over our buffers, primitive descriptors (with
  * --verbose, the implementation oneDNN picked; pd_try where oneDNN may have
- * none), primitives created once with
- * their arguments bound once, and the one user-managed scratchpad that every
- * primitive shares (grown at plan time to the largest any needs).
+ * none), primitives created once with their arguments bound once (and
+ * prim_time, which times one run), and the one user-managed scratchpad that
+ * every primitive shares (grown at plan time to the largest any needs).
  */
 #include <omp.h>
 #include <stdlib.h>
@@ -141,8 +141,8 @@ void prim_arg(prim *p, int arg, dnnl_memory_t m)
 	p->a[p->n++] = (dnnl_exec_arg_t){arg, m};
 }
 
-/* Seconds of one run of a primitive of pd with args a (the scratchpad
- * among them when pd needs one), start to finish. */
+/* Seconds of one run of primitive p on its n arguments a (the scratchpad
+ * among them when it needs one), from the call until the stream is done. */
 double prim_time(dnnl_primitive_t p, int n, const dnnl_exec_arg_t *a)
 {
 	double t = omp_get_wtime();
