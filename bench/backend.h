@@ -47,6 +47,10 @@ typedef struct bk_config {
 	int verbose;    /* 1: print the chosen implementations on stderr */
 	int layout;     /* activation layout: enum bk_layout */
 	int conv_algo;  /* enum bk_conv_algo (the CPU; CUDA always finds) */
+	/* --workspace-mb: the most scratch memory one convolution's algorithm
+	 * may use, MB; 0: the backend's default (the CPU: none; CUDA: 2048 MB
+	 * or half the free memory, the smaller) */
+	double workspace_mb;
 	/* CUDA only (the CPU backend refuses them): */
 	int graph;              /* --graph: capture a step, replay it (bk_graph_*) */
 	int nccl_high_priority; /* --nccl-high-priority: NCCL's stream at the highest */

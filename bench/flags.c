@@ -56,6 +56,7 @@ static const struct flag flags[] = {
 	FLAG("--bucket-mb", F_NUM, bucket_mb, 0.001, 1e6, "X"),
 	FLAG("--layout", F_CHOICE, layout, BK_LAYOUT_BLOCKED, 0, "blocked|nhwc"),
 	FLAG("--conv-algo", F_CHOICE, conv_algo, BK_CONV_FIND, 0, "find|direct|winograd"),
+	FLAG("--workspace-mb", F_NUM, workspace_mb, 1, 1e7, "MB"),
 	FLAG("--verbose", F_SWITCH, verbose, 0, 0, NULL),
 	FLAG("--rank-times", F_SWITCH, rank_times, 0, 0, NULL),
 	FLAG("--profile", F_SWITCH, profile, 0, 0, NULL),

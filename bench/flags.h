@@ -14,6 +14,7 @@ typedef struct config {
 	int precision, layout, conv_algo;
 	long long seed;
 	double lr, momentum, weight_decay, label_smoothing, bucket_mb, loss_scale, nccl_timeout;
+	double workspace_mb;
 	const char *export_dir;
 	const char *roof;     /* --roof: bin/perf-roof -s's file for --profile */
 	const char *data_dir; /* --data: an ImageFolder tree, else synthetic */

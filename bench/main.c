@@ -229,6 +229,7 @@ int main(int argc, char **argv)
 			.verbose = c.verbose,
 			.layout = c.layout,
 			.conv_algo = c.conv_algo,
+			.workspace_mb = c.workspace_mb,
 			.graph = c.graph,
 			.nccl_high_priority = c.nccl_high,
 			.nccl_timeout = c.nccl_timeout};
@@ -332,6 +333,8 @@ int main(int argc, char **argv)
 						       : "default",
 		       algos[c.conv_algo]);
 		/* a setting that is not set is absent, not "-" */
+		if (c.workspace_mb > 0)
+			printf("# env node=0 setting.workspace_mb=%g\n", c.workspace_mb);
 		const char *omp = getenv("OMP_NUM_THREADS");
 		if (omp && *omp && !strpbrk(omp, " \t\n%="))
 			printf("# env node=0 setting.omp_num_threads=%s\n", omp);

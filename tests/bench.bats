@@ -271,6 +271,9 @@ bucket 15 11428928 12477503 1048576"* ]]
 	[ "${lines[2]}" = "# env node=0 setting.layout=nhwc" ]
 	[ "${lines[3]}" = "# env node=0 setting.conv_algo=find" ]
 	[ "${lines[4]}" = "# env node=0 setting.omp_num_threads=1" ]
+	run -0 --separate-stderr bench --image 32 --batch 2 --classes 10 --iters 1 --conv-algo direct --workspace-mb 64.5
+	[ "${lines[3]}" = "# env node=0 setting.conv_algo=direct" ]
+	[ "${lines[4]}" = "# env node=0 setting.workspace_mb=64.5" ]
 }
 
 @test "--rank-times: one '# ranks' line per iteration, one compute time per rank" {
@@ -361,6 +364,28 @@ bucket 15 11428928 12477503 1048576"* ]]
 	grep -Fx "bench: --conv-algo winograd: oneDNN has no Winograd here for bf16 3x3 convolutions on 16x16 (only fp32 on AVX-512, blocked layout); they run direct" <<<"$stderr"
 	[ "$(grep -c "has no Winograd" <<<"$stderr")" -eq 1 ]
 	! grep -q 'jit_wino' <<<"$stderr"
+}
+
+@test "--workspace-mb: a Winograd whose scratchpad is larger runs direct, --verbose says so, and the peak falls" {
+	run -2 --separate-stderr bench --workspace-mb 0.5
+	[[ "$stderr" == "bench: --workspace-mb: '0.5' is out of range [1, "* ]]
+	a="--image 64 --batch 2 --classes 10 --iters 2 --conv-algo winograd --verbose"
+	run -0 --separate-stderr bench $a
+	all=$(grep -o 'peak_mem_mb=[0-9]*' <<<"$output" | cut -d= -f2)
+	run -0 --separate-stderr bench $a --workspace-mb 32
+	if ! has_winograd; then
+		! grep -q 'workspace' <<<"$stderr"
+		return 0
+	fi
+	# batch 2: layer3's weight gradients (35 MB) and all of layer4 (42 and
+	# 116 MB) are over 32 MB; layer1, layer2 and the rest of layer3 are not
+	[ "$(grep -c "is over --workspace-mb 32.0: direct$" <<<"$stderr")" -eq 4 ]
+	[ "$(grep -c '^bench: conv fwd: jit_wino_4x3:' <<<"$stderr")" -eq 11 ]
+	[ "$(grep -c '^bench: conv bwd data: jit_wino_4x3:' <<<"$stderr")" -eq 11 ]
+	[ "$(grep -c '^bench: conv bwd weights: jit_wino_4x3:' <<<"$stderr")" -eq 6 ]
+	limited=$(grep -o 'peak_mem_mb=[0-9]*' <<<"$output" | cut -d= -f2)
+	echo "peak: $all MB, with --workspace-mb 32: $limited MB"
+	[ "$limited" -lt $((all - 32)) ]
 }
 
 @test "--conv-algo find times direct against Winograd once per shape and direction, and keeps the faster" {

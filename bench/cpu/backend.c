@@ -215,6 +215,7 @@ void bk_init(const bk_config *cfg)
 	if (cfg->threads > 0)
 		omp_set_num_threads(cfg->threads);
 	conv_algo_mode = cfg->conv_algo;
+	conv_scratch_limit = cfg->workspace_mb > 0 ? (size_t)(cfg->workspace_mb * 1048576.0) : 0;
 	prim_init(cfg->verbose);
 }
 

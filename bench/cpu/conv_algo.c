@@ -12,7 +12,9 @@
  * warm-up each and then REPS times each, interleaved, and the one whose
  * fastest run is faster is kept, once per distinct shape. The timing runs
  * have weights and a scratchpad of their own, freed after, so the shared
- * scratchpad grows only for the algorithms kept. Find follows the
+ * scratchpad grows only for the algorithms kept; with --workspace-mb, a
+ * Winograd whose scratchpad is larger is no candidate (as cudnnFind's
+ * workspace limit on CUDA). Find follows the
  * machine's speed of the moment: two runs may keep different algorithms,
  * and their losses then differ in the last bits.
  */
@@ -21,6 +23,7 @@
 #include "internal.h"
 
 int conv_algo_mode;
+size_t conv_scratch_limit;
 
 enum { MAX_SHAPES = 64, REPS = 3 };
 
@@ -57,6 +60,12 @@ dnnl_primitive_desc_t conv_pd(const conv_shape *c, int dir, dnnl_alg_kind_t alg,
 			&cd, alg, &c->x, &c->dw, NULL, &c->dy, c->s, c->p, c->p));
 	const char *name = how & CONV_PD_QUIET ? NULL : what[dir];
 	return how & CONV_PD_TRY ? pd_try(&cd, NULL, hint, name) : pd_create(&cd, NULL, hint, name);
+}
+
+static size_t scratch_of(const_dnnl_primitive_desc_t pd)
+{
+	const dnnl_memory_desc_t *md = query_md(pd, dnnl_query_scratchpad_md);
+	return md ? dnnl_memory_desc_get_size(md) : 0;
 }
 
 /* One primitive of a timing: its own weights (or weight gradient) and
@@ -153,12 +162,26 @@ void conv_algo_choose(const conv_shape *c, const dnnl_memory_t m[4], dnnl_alg_ki
 	for (int i = DIR_BWD_DATA; i < NDIR && w[DIR_FWD]; i++)
 		if (i != DIR_BWD_DATA || c->has_dx)
 			w[i] = conv_pd(c, i, dnnl_convolution_winograd, w[DIR_FWD], quiet);
+	for (int i = 0; i < NDIR; i++)
+		if (w[i] && conv_scratch_limit && scratch_of(w[i]) > conv_scratch_limit) {
+			if (prim_verbose())
+				warnf("conv find: %dx%dx%dx%d k%d -> %d %s: winograd's scratchpad, "
+				      "%.1f MB, is over --workspace-mb %.1f: direct",
+				      (int)c->x.dims[0], (int)c->x.dims[1], (int)c->x.dims[2],
+				      (int)c->x.dims[3], c->k, (int)c->y.dims[1], dir_name[i],
+				      scratch_of(w[i]) / 1048576.0, conv_scratch_limit / 1048576.0);
+			DNNL_CHECK(dnnl_primitive_desc_destroy(w[i]));
+			w[i] = NULL;
+		}
+	if (conv_algo_mode == BK_CONV_FIND && (w[0] || w[1] || w[2]))
+		d[DIR_FWD] = conv_pd(c, DIR_FWD, dnnl_convolution_direct, NULL, CONV_PD_QUIET);
 	for (int i = 0; i < NDIR; i++) {
 		if (!w[i])
 			continue;
 		if (conv_algo_mode == BK_CONV_FIND) {
-			d[i] = conv_pd(c, i, dnnl_convolution_direct, i ? d[DIR_FWD] : NULL,
-				       CONV_PD_QUIET);
+			if (i)
+				d[i] = conv_pd(c, i, dnnl_convolution_direct, d[DIR_FWD],
+					       CONV_PD_QUIET);
 			if (!is_ref(d[i]) && !winograd_faster(c, i, d[i], w[i], m))
 				continue;
 		}

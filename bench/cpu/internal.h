@@ -97,6 +97,7 @@ typedef struct conv_shape {
 } conv_shape;
 enum { CONV_PD_MUST = 0, CONV_PD_TRY = 1, CONV_PD_QUIET = 2 };
 extern int conv_algo_mode;
+extern size_t conv_scratch_limit; /* --workspace-mb in bytes; 0: none */
 dnnl_primitive_desc_t conv_pd(const conv_shape *c, int dir, dnnl_alg_kind_t alg,
 			      const_dnnl_primitive_desc_t hint, int how);
 void conv_algo_choose(const conv_shape *c, const dnnl_memory_t m[4], dnnl_alg_kind_t alg[NDIR]);

@@ -157,6 +157,8 @@ extern "C" void bk_init(const bk_config *cfg)
 	gpu.local_rank = cfg->local_rank;
 	gpu.nccl_high = cfg->nccl_high_priority;
 	gpu.nccl_timeout = cfg->nccl_timeout > 0 ? cfg->nccl_timeout : WATCH_TIMEOUT_S;
+	gpu.ws_cap =
+		cfg->workspace_mb > 0 ? (size_t)(cfg->workspace_mb * 1048576.0) : (size_t)2 << 30;
 	gpu.graph_state = cfg->graph ? GRAPH_WANTED : GRAPH_OFF;
 	int major = 0;
 	CUDNN_CHECK(cudnnGetProperty(MAJOR_VERSION, &major));
@@ -353,7 +355,8 @@ extern "C" void bk_op_destroy(bk_op *op)
 /* ---- the workspace -------------------------------------------------------- */
 
 /* The limit is fixed at the first plan that needs it: free memory then
- * holds parameters and activations already (model_plan allocates first). */
+ * holds parameters and activations already (model_plan allocates first).
+ * Half of it, and at most --workspace-mb (default 2 GB). */
 void ws_limit_init(void)
 {
 	size_t freeb, total;
@@ -361,7 +364,7 @@ void ws_limit_init(void)
 	if (gpu.ws_limit)
 		return;
 	CUDA_CHECK(cudaMemGetInfo(&freeb, &total));
-	gpu.ws_limit = gpu_workspace_limit((size_t)2 << 30, freeb, 0.5);
+	gpu.ws_limit = gpu_workspace_limit(gpu.ws_cap, freeb, 0.5);
 }
 
 void ws_grow(size_t bytes)

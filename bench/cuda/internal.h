@@ -57,6 +57,7 @@ struct cuda_backend {
 	int pending;        /* a step's overflow verdict not yet read */
 	int updated;        /* and its update queued */
 	size_t ws_limit;    /* cudnnFind's workspace, set at the first conv plan */
+	size_t ws_cap;      /* --workspace-mb in bytes, else 2 GB: ws_limit's cap */
 	void *ws;           /* one workspace for every op: they run in order */
 	size_t ws_size, ws_need;
 	int ws_final; /* 1 once ws has been cut to ws_need */
