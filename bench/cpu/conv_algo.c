@@ -12,11 +12,11 @@
  * warm-up each and then REPS times each, interleaved, and the one whose
  * fastest run is faster is kept, once per distinct shape. The timing runs
  * have weights and a scratchpad of their own, freed after, so the shared
- * scratchpad grows only for the algorithms kept; with --workspace-mb, a
+ * scratchpad grows only for the algorithms kept. With --workspace-mb, a
  * Winograd whose scratchpad is larger is no candidate (as cudnnFind's
- * workspace limit on CUDA). Find follows the
- * machine's speed of the moment: two runs may keep different algorithms,
- * and their losses then differ in the last bits.
+ * workspace limit on CUDA). Find follows the machine's speed of the
+ * moment: two runs may keep different algorithms, and their losses then
+ * differ in the last bits.
  */
 #include <string.h>
 
