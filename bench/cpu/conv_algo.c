@@ -162,6 +162,7 @@ void conv_algo_choose(const conv_shape *c, const dnnl_memory_t m[4], dnnl_alg_ki
 	for (int i = DIR_BWD_DATA; i < NDIR && w[DIR_FWD]; i++)
 		if (i != DIR_BWD_DATA || c->has_dx)
 			w[i] = conv_pd(c, i, dnnl_convolution_winograd, w[DIR_FWD], quiet);
+	int has = w[DIR_FWD] != NULL; /* oneDNN has Winograd here, whatever its size */
 	for (int i = 0; i < NDIR; i++)
 		if (w[i] && conv_scratch_limit && scratch_of(w[i]) > conv_scratch_limit) {
 			if (prim_verbose())
@@ -187,7 +188,7 @@ void conv_algo_choose(const conv_shape *c, const dnnl_memory_t m[4], dnnl_alg_ki
 		}
 		alg[i] = dnnl_convolution_winograd;
 	}
-	if (conv_algo_mode == BK_CONV_WINOGRAD && !w[DIR_FWD] && !warned++)
+	if (conv_algo_mode == BK_CONV_WINOGRAD && !has && !warned++)
 		warnf("--conv-algo winograd: oneDNN has no Winograd here for %s 3x3 convolutions "
 		      "on %dx%d (only fp32 on AVX-512, blocked layout); they run direct",
 		      c->x.data_type == dnnl_f32 ? "fp32" : "bf16", (int)c->x.dims[2],
