@@ -117,6 +117,15 @@ void flags_usage(void)
 	usage_text = syn.text;
 }
 
+/* The flag of that name, NULL if bench has none (allreduce's are apart). */
+static const struct flag *flag_find(const char *name)
+{
+	for (const struct flag *f = flags; f < flags + NFLAGS; f++)
+		if (!strcmp(f->name, name))
+			return f;
+	return NULL;
+}
+
 static int is_allreduce_flag(const char *name)
 {
 	for (const struct allreduce_flag *f = allreduce_flags; f->name; f++)
@@ -218,10 +227,8 @@ void flags_parse(config *c, int argc, char **argv)
 			warnf("unexpected argument '%s'", name);
 			usage();
 		}
-		const struct flag *f = flags;
-		while (f < flags + NFLAGS && strcmp(f->name, name) != 0)
-			f++;
-		int ours = f < flags + NFLAGS;
+		const struct flag *f = flag_find(name);
+		int ours = f != NULL;
 		if (!ours && !is_allreduce_flag(name)) {
 			warnf("unknown option '%s'", name);
 			usage();
@@ -254,4 +261,33 @@ void flags_parse(config *c, int argc, char **argv)
 		c->ar.warmup = c->warmup;
 	else /* step 1 allocates, searches, connects: keep it out of the summary */
 		c->warmup = c->iters > 1 ? 1 : 0;
+}
+
+/* ---- the log's setting lines ---- */
+
+/* F_CHOICE's value as the word of its choices it was given as; below them
+ * (the field's zero, not a choice): "default". */
+static void choice_setting(const config *c, const char *name, const char *key, FILE *out)
+{
+	const struct flag *f = flag_find(name);
+	int v = *(const int *)((const char *)c + f->off) - (int)f->lo;
+	const char *p = f->arg;
+	for (int i = 0; i < v && *p; i++)
+		p += strcspn(p, "|") + (p[strcspn(p, "|")] == '|');
+	if (v < 0 || !*p)
+		fprintf(out, "# env node=0 setting.%s=default\n", key);
+	else
+		fprintf(out, "# env node=0 setting.%s=%.*s\n", key, (int)strcspn(p, "|"), p);
+}
+
+void flags_settings(const config *c, FILE *out)
+{
+	fprintf(out, "# env node=0 setting.threads=%d\n", c->threads);
+	choice_setting(c, "--layout", "layout", out);
+	choice_setting(c, "--conv-algo", "conv_algo", out);
+	if (c->workspace_mb > 0)
+		fprintf(out, "# env node=0 setting.workspace_mb=%g\n", c->workspace_mb);
+	const char *omp = getenv("OMP_NUM_THREADS");
+	if (omp && *omp && !strpbrk(omp, " \t\n%="))
+		fprintf(out, "# env node=0 setting.omp_num_threads=%s\n", omp);
 }

@@ -6,6 +6,8 @@
 #ifndef BENCH_FLAGS_H
 #define BENCH_FLAGS_H
 
+#include <stdio.h>
+
 #include "allreduce/allreduce.h"
 
 typedef struct config {
@@ -27,5 +29,9 @@ void flags_usage(void);
 /* Fill c from argv: defaults, each flag range-checked, the flags checked
  * against each other; a usage error exits 2. */
 void flags_parse(config *c, int argc, char **argv);
+/* The log's "# env node=0 setting.<name>=<value>" lines of a run (threads,
+ * layout, conv_algo, workspace_mb, omp_num_threads); a setting that is not
+ * set is absent, not "-". */
+void flags_settings(const config *c, FILE *out);
 
 #endif

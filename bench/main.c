@@ -81,27 +81,12 @@ static void bucket_ready(void *ctx, size_t off)
 	}
 }
 
-/* ---- the update: one pass over the flat buffers, weight decay on the
- * conv and fc weights (torchvision's recipe: not on BN and biases) ---- */
-
+/* The update: one pass over the flat buffers, weight decay on the ranges
+ * model_decay_ranges gives. */
 static bk_op *sgd_plan(const model *m)
 {
 	size_t lo[MODEL_MAX_LAYERS], hi[MODEL_MAX_LAYERS];
-	int n = 0;
-	for (int i = 0; i < m->nlayers; i++) {
-		const layer *l = &m->layers[i];
-		if (!model_decays(l))
-			continue;
-		if (n > 0 && hi[n - 1] == l->w) { /* adjacent: one range */
-			hi[n - 1] += l->nw;
-			continue;
-		}
-		if (n > 0 && l->w < hi[n - 1])
-			die("%s:%d: decayed weights out of order at %s", __FILE__, __LINE__,
-			    l->name);
-		lo[n] = l->w;
-		hi[n++] = l->w + l->nw;
-	}
+	int n = model_decay_ranges(m, lo, hi);
 	return bk_sgd_plan(m->params, m->grads, m->momentum, m->nparams, lo, hi, n);
 }
 
@@ -324,20 +309,7 @@ int main(int argc, char **argv)
 		       "batch_per_device=%d precision=%s image=%d %s\n",
 		       bk_name(), comm_nodes(), comm_local_size(), c.batch,
 		       precision_name(c.precision), c.image, data);
-		static const char *algos[] = {"find", "direct", "winograd"};
-		printf("# env node=0 setting.threads=%d\n# env node=0 setting.layout=%s\n"
-		       "# env node=0 setting.conv_algo=%s\n",
-		       c.threads,
-		       c.layout == BK_LAYOUT_NHWC      ? "nhwc"
-		       : c.layout == BK_LAYOUT_BLOCKED ? "blocked"
-						       : "default",
-		       algos[c.conv_algo]);
-		/* a setting that is not set is absent, not "-" */
-		if (c.workspace_mb > 0)
-			printf("# env node=0 setting.workspace_mb=%g\n", c.workspace_mb);
-		const char *omp = getenv("OMP_NUM_THREADS");
-		if (omp && *omp && !strpbrk(omp, " \t\n%="))
-			printf("# env node=0 setting.omp_num_threads=%s\n", omp);
+		flags_settings(&c, stdout);
 		fflush(stdout);
 	}
 	comm_barrier();

@@ -314,6 +314,26 @@ int model_decays(const layer *l)
 	return l->kind == L_CONV || l->kind == L_FC;
 }
 
+int model_decay_ranges(const model *m, size_t *lo, size_t *hi)
+{
+	int n = 0;
+	for (int i = 0; i < m->nlayers; i++) {
+		const layer *l = &m->layers[i];
+		if (!model_decays(l))
+			continue;
+		if (n > 0 && hi[n - 1] == l->w) { /* adjacent: one range */
+			hi[n - 1] += l->nw;
+			continue;
+		}
+		if (n > 0 && l->w < hi[n - 1])
+			die("%s:%d: decayed weights out of order at %s", __FILE__, __LINE__,
+			    l->name);
+		lo[n] = l->w;
+		hi[n++] = l->w + l->nw;
+	}
+	return n;
+}
+
 void model_init_params(const model *m, float *params, float *stats, uint64_t seed)
 {
 	rng r;

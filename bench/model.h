@@ -88,6 +88,11 @@ void model_describe(const model *m, size_t bucket_cap, int max_buckets, FILE *f)
 void model_init_params(const model *m, float *params, float *stats, uint64_t seed);
 /* Does layer i's parameter get weight decay (conv and fc weights only)? */
 int model_decays(const layer *l);
+/* The ranges [lo[i], hi[i]) of the flat parameter buffer that get weight
+ * decay (torchvision's recipe: conv and fc weights, not BN and biases),
+ * adjacent ones merged, in order; returns how many (at most
+ * MODEL_MAX_LAYERS). */
+int model_decay_ranges(const model *m, size_t *lo, size_t *hi);
 
 void model_plan(model *m);
 void model_release(model *m);

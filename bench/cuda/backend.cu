@@ -1,11 +1,12 @@
 /*
  * bench/cuda/backend.cu: bench's backend (backend.h) on one NVIDIA GPU:
- * start-up, the stream, the cuDNN workspace, and the trainer's hooks (step
- * timing on CUDA events, peak device memory, the loss scale); device
- * memory, copies and tensors are in memory.cu. The ops are in conv.cu (cuDNN convolutions), bn.cu (cuDNN batch
- * norm), gemm.cu (cuBLAS classifier) and our own kernels: kernels.cu
- * (layouts, casts, ReLU steps), pool.cu (pooling), loss.cu (bias, softmax
- * cross-entropy, the update).
+ * start-up, the stream, and the trainer's hooks (step timing on CUDA
+ * events, peak device memory, the loss scale); device memory, the cuDNN
+ * workspace, copies and tensors are in memory.cu. The ops are in conv.cu
+ * (cuDNN convolutions), bn.cu (cuDNN batch norm), gemm.cu (cuBLAS
+ * classifier) and our own kernels: kernels.cu (layouts, casts, ReLU
+ * steps), pool.cu (pooling), loss.cu (bias, softmax cross-entropy, the
+ * update).
  *
  * Precisions (bk_config.precision):
  *   fp32  activations fp32 NCHW, no TF32 anywhere (cuDNN FMA math, cuBLAS pedantic)
@@ -350,66 +351,4 @@ extern "C" void bk_op_destroy(bk_op *op)
 		if (bufs[i])
 			CUDA_CHECK(cudaFree(bufs[i]));
 	free(op);
-}
-
-/* ---- the workspace -------------------------------------------------------- */
-
-/* The limit is fixed at the first plan that needs it: free memory then
- * holds parameters and activations already (model_plan allocates first).
- * Half of it, and at most --workspace-mb (default 2 GB). */
-void ws_limit_init(void)
-{
-	size_t freeb, total;
-
-	if (gpu.ws_limit)
-		return;
-	CUDA_CHECK(cudaMemGetInfo(&freeb, &total));
-	gpu.ws_limit = gpu_workspace_limit(gpu.ws_cap, freeb, 0.5);
-}
-
-void ws_grow(size_t bytes)
-{
-	if (bytes <= gpu.ws_size)
-		return;
-	if (gpu.ws) {
-		CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
-		CUDA_CHECK(cudaFree(gpu.ws));
-	}
-	gpu.ws = dev_alloc(bytes);
-	gpu.ws_size = bytes;
-}
-
-void ws_reserve(size_t bytes)
-{
-	if (bytes > gpu.ws_need)
-		gpu.ws_need = bytes;
-	ws_grow(bytes);
-}
-
-/* Cut the search workspace down to what the chosen algorithms need, and say
- * so once. */
-void ws_finalize(void)
-{
-	if (gpu.ws_final)
-		return;
-	gpu.ws_final = 1;
-	if (gpu.ws_size > gpu.ws_need) {
-		CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
-		CUDA_CHECK(cudaFree(gpu.ws));
-		gpu.ws = gpu.ws_need ? dev_alloc(gpu.ws_need) : NULL;
-		gpu.ws_size = gpu.ws_need;
-	}
-	/* The search workspace was transient: the peak reported is that of
-	 * training, as nvidia-smi would show it during the run. */
-	gpu.peak = 0;
-	note_mem();
-	if (comm_rank() == 0) {
-		char line[256];
-		gpu_bn_summary(&gpu.bn, precision_name(gpu.precision), line, sizeof line);
-		fprintf(stderr,
-			"bench: cudnn: %d convolution shapes searched, workspace limit %.1f MB, "
-			"using %.1f MB\nbench: %s\n",
-			conv_shapes(), (double)gpu.ws_limit / 1048576.0,
-			(double)gpu.ws_need / 1048576.0, line);
-	}
 }

@@ -1,7 +1,7 @@
 /*
  * bench/cuda/internal.h: what the files of the CUDA backend share: its one
  * state (gpu), tensors and ops (memory.cu: device memory and tensors), the
- * cuDNN workspace (backend.cu), and the launchers of our own kernels
+ * cuDNN workspace (memory.cu too), and the launchers of our own kernels
  * (kernels.cu, loss.cu). Included by the .cu files of bench/cuda/ only.
  */
 #ifndef BENCH_CUDA_INTERNAL_H
