@@ -221,7 +221,7 @@ IN
 	[ "$stderr" = "median: <stdout>: write error: No space left on device" ]
 }
 
-# ---- issue 15: never a silent wrong number ---------------------------------
+# ---- never a silent wrong number ---------------------------------
 
 @test "a speed that R2n's x100 overflows is an error, not inf (1e307)" {
 	run -1 --separate-stderr median <<<$'a\t1n1g_b1_fp32\t1\t1e307'

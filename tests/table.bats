@@ -374,7 +374,7 @@ bench_log() { # path step_s total_batch: 120 iterations of bench's log
 	[ "$stderr" = "table: <stdout>: write error: No space left on device" ]
 }
 
-# ---- issue 15: never a silent wrong number ------------------------------------
+# ---- never a silent wrong number ------------------------------------
 
 @test "json: huge values are printed in shortest form, valid JSON, not i.nf" {
 	run -0 table -s json <<<$'m\t1n1g_b1_fp32\t1e308\t1e308\t1e308\t1e308\t1\t1e308'

@@ -462,7 +462,7 @@ check_dlperf() {
 	[ "$output" = "$line" ]
 }
 
-# ---- issue 15: never a silent wrong number ---------------------------------
+# ---- never a silent wrong number ---------------------------------
 
 @test "a stamp of 10^12 s or more is an error, not a wrapped difference (2^64 us + 16 gave 1000000.00)" {
 	{ rec x bench 1n1g_b16_fp32 1 1 0 - - ; rec x bench 1n1g_b16_fp32 1 2 18446744073709.551632 - - ; } > "$BATS_TEST_TMPDIR/x"

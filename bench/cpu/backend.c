@@ -207,7 +207,7 @@ void bk_init(const bk_config *cfg)
 	 * further from float64 than nChw16c's where batch norm has few values
 	 * per channel (32 px: 3x PyTorch's own error in layer4 gradients,
 	 * against 1x). In bf16, nChw16c's steps are 10-16 % faster than
-	 * NHWC's (2 threads, 112 and 224 px, every round: doc/speed.md). */
+	 * NHWC's (2 threads, 112 and 224 px: git log --follow doc/performance.md). */
 	if (cfg->layout == BK_LAYOUT_DEFAULT)
 		act_tag = blocked;
 	else

@@ -12,7 +12,7 @@
 # the warm-up, see STAT), bench's achieved GFLOP/s and its fraction of the
 # single-convolution roof, the step's roof in images/s and bench's share of
 # it, peak resident memory, PyTorch's best layout; the step roofs' breakdown
-# by kind; then bench's targets (issue 13), each PASS or MISS. The settings of both go beside the table.
+# by kind; then bench's targets (doc/performance.md), each PASS or MISS. The settings of both go beside the table.
 # Logs are kept in LOGS. Progress goes to stderr.
 #
 # AGREE="112" (sizes; `make perf-agree`): at those sizes two more PyTorch
@@ -468,7 +468,7 @@ target() {
 		printf 'target %-44s %8s >= %-6s MISS\n' "$1" "$2" "$3"
 	fi
 }
-# Issue 13's targets: bench >= 1.5x PyTorch at its best, amp >= 1.8x
+# The targets: bench >= 1.5x PyTorch at its best, amp >= 1.8x
 # bench's fp32, peak memory <= 0.6x PyTorch's, >= 85 % of the step's roof.
 for px in $SIZES; do
 	for prec in $PRECISIONS; do
