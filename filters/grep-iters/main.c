@@ -17,6 +17,7 @@
  * launch's "# env ..." and "# mem ..." lines follow the log's records, with
  * "framework=<fw> key=<key> run=<run> " after "# env " (meta.c).
  */
+#include "../formats/alias.h"
 #include "grep-iters.h"
 #include "lib.h"
 
@@ -312,7 +313,7 @@ static void grep_log(const char *path)
 			continue;
 		it.itxt.p = it.ts.p = it.step.p = it.rate.p = it.loss.p = NULL;
 		it.epoch = 0;
-		it.ts_sec = it.ts_nsec = 0;
+		it.stamp = (struct stamp){0};
 		if (lg.fmt->parse(&lg.sc, s, at, &it))
 			add(&lg, &it);
 	}
@@ -378,13 +379,11 @@ int main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 	if (key_arg) {
-		const char *at = NULL;
-		int ks = key_shape(key_arg, &opt_key, &at);
-		if (ks == KS_PREC)
-			die_usage("-k: precision '%s' is not %s", at, precisions_text);
-		if (ks == KS_RANGE)
-			die_usage("-k: %s", key_range(at));
-		if (ks != KS_OK)
+		struct key_fault kf;
+		enum key_status ks = key_read(key_arg, &opt_key, 0, alias_prec, &kf);
+		if (ks == KEY_PREC || ks == KEY_RANGE)
+			die_usage("-k: %s", key_fault_text(ks, &kf));
+		if (ks != KEY_OK)
 			die_usage("-k: '%s' is not a key <N>n<G>g_b<B>_<prec>", key_arg);
 		have_opt_key = 1;
 	}
