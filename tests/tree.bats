@@ -46,3 +46,7 @@ setup() {
 		[ -z "$hits" ] || { echo "$n defined again: $hits"; false; }
 	done
 }
+
+@test "lib/key.mk is lib/key.c's grammar as bin/test-key-mk prints it (make generate)" {
+	run -0 diff -u lib/key.mk <(test-key-mk)
+}
