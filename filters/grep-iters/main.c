@@ -58,11 +58,10 @@ static const char *opt_framework;
 static int have_opt_key;
 static struct key opt_key;
 
-/* ---- output: our own buffer, a memcpy a field. It keeps grep-iters fast:
- * with stdio's fwrite a field, a 300 MB bench log took twice the CPU time.
- * It is written out only at the end of a record (orec), once it holds
- * OFLUSH bytes, and grows to hold a longer record: when a later line or
- * file fails, stdout holds whole records only. */
+/* ---- output: our own buffer, a memcpy a field (stdio's fwrite a field was
+ * grep-iters' main cost on large logs). Written out only at the end of a
+ * record (orec) once it holds OFLUSH bytes, and grown to hold a longer one:
+ * when a later line or file fails, stdout holds whole records only. */
 
 #define OFLUSH (1 << 16)
 
