@@ -19,8 +19,10 @@ $(BIN)/test-key-mk: $(OBJ)/tests/drivers/key-mk.o $(LIBDLBENCH) | $(BIN)
 
 all: $(BIN)/test-key-mk
 
-# `make generate`: every text of the tree written by a program of it.
-generate: $(BIN)/test-key-mk
+# `make generate`: every text of the tree that a program of it writes (this
+# one and filters/filters.mk's).
+generate: gen-key-mk
+gen-key-mk: $(BIN)/test-key-mk
 	$(BIN)/test-key-mk > lib/key.mk.tmp
 	@mv lib/key.mk.tmp lib/key.mk
-.PHONY: generate
+.PHONY: generate gen-key-mk

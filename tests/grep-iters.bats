@@ -429,10 +429,13 @@ EOF
 }
 
 @test "usage errors exit 2 with the synopsis or a message naming the flag" {
-	local u="usage: grep-iters [-c dlperf] [-f format] [-k key] [-F framework] [-a from=to] [file ...]"
+	local u="usage: grep-iters [-c dlperf] [-f format] [-k key] [-F framework] [-a from=to] [file ...]
+       grep-iters -l"
 	run -2 --separate-stderr grep-iters -x
 	[ "$stderr" = "$u" ]
 	run -2 --separate-stderr grep-iters -k
+	[ "$stderr" = "$u" ]
+	run -2 --separate-stderr grep-iters -l x.log
 	[ "$stderr" = "$u" ]
 	run -2 --separate-stderr grep-iters -c strict
 	[ "$stderr" = "grep-iters: -c: 'strict' is not dlperf" ]

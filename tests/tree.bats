@@ -47,6 +47,10 @@ setup() {
 	done
 }
 
-@test "lib/key.mk is lib/key.c's grammar as bin/test-key-mk prints it (make generate)" {
+@test "generated text is what its program prints (make generate): lib/key.mk, doc/dlperf.md's formats" {
 	run -0 diff -u lib/key.mk <(test-key-mk)
+	run -0 grep -c '^<!-- \(begin\|end\): grep-iters -l' doc/dlperf.md
+	[ "$output" = 2 ]
+	run -0 diff -u <(sed -n '/^<!-- begin: grep-iters -l/,/^<!-- end: grep-iters -l/p' doc/dlperf.md |
+		sed '1d;$d') <(grep-iters -l)
 }

@@ -1,8 +1,9 @@
 /*
  * grep-iters.h — what the parts of grep-iters share: main.c reads the logs
  * and writes the records, paths.c reads a log's configuration from its
- * path, lines.c splits a log into lines, ranks.c groups the lines of
- * several ranks in one log, meta.c keeps launch's env and mem lines.
+ * path or -k, lines.c splits a log into lines, ranks.c groups the lines of
+ * several ranks in one log, meta.c keeps launch's env and mem lines,
+ * list.c lists the formats (-l).
  */
 #ifndef DLBENCH_GREP_ITERS_H
 #define DLBENCH_GREP_ITERS_H
@@ -17,6 +18,13 @@
  * above the key; else NULL). Dies on a path of neither layout without -k. */
 void path_config(struct scan *sc, const char *path, const struct key *opt_key, long *run,
 		 char **framework);
+/* -k's key (-a's aliases applied); a usage error when it is none. */
+void opt_key_read(const char *arg, struct key *k);
+
+/* ---- grep-iters -l (list.c) --------------------------------------------- */
+
+/* The registry's formats as a markdown table on stdout; returns 0. */
+int list_formats(void);
 
 /* ---- a log's lines (lines.c) ------------------------------------------- */
 

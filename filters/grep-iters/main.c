@@ -344,15 +344,18 @@ static void grep_log(const char *path)
 int main(int argc, char *argv[])
 {
 	const char *key_arg = NULL;
-	int ch;
+	int ch, list = 0;
 
 	reset();
 	progname = "grep-iters";
 	usage_text = "grep-iters [-c dlperf] [-f format] [-k key] [-F framework] [-a from=to] "
-		     "[file ...]";
+		     "[file ...]\n       grep-iters -l";
 	opterr = 0;
-	while ((ch = getopt(argc, argv, "c:f:k:F:a:")) != -1) {
+	while ((ch = getopt(argc, argv, "c:f:k:F:a:l")) != -1) {
 		switch (ch) {
+		case 'l':
+			list = 1;
+			break;
 		case 'c':
 			dlperf = compat_flag(optarg);
 			break;
@@ -377,13 +380,12 @@ int main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
+	if (list && argc)
+		usage();
+	if (list)
+		return list_formats();
 	if (key_arg) {
-		struct key_fault kf;
-		enum key_status ks = key_read(key_arg, &opt_key, 0, alias_prec, &kf);
-		if (ks == KEY_PREC || ks == KEY_RANGE)
-			die_usage("-k: %s", key_fault_text(ks, &kf));
-		if (ks != KEY_OK)
-			die_usage("-k: '%s' is not a key <N>n<G>g_b<B>_<prec>", key_arg);
+		opt_key_read(key_arg, &opt_key);
 		have_opt_key = 1;
 	}
 	if (dlperf) {

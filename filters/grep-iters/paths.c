@@ -138,3 +138,14 @@ void path_config(struct scan *sc, const char *path, const struct key *opt_key, l
 			sc->keysrc = "-k";
 	}
 }
+
+void opt_key_read(const char *arg, struct key *k)
+{
+	struct key_fault kf;
+	enum key_status ks = key_read(arg, k, 0, alias_prec, &kf);
+
+	if (ks == KEY_PREC || ks == KEY_RANGE)
+		die_usage("-k: %s", key_fault_text(ks, &kf));
+	if (ks != KEY_OK)
+		die_usage("-k: '%s' is not a key <N>n<G>g_b<B>_<prec>", arg);
+}
