@@ -4,7 +4,7 @@
  * lines are recognised, how one is read, the configuration lines it prints,
  * how its iterations are numbered, whether a record is one iteration or an
  * interval, the window it is measured with, and DLPerf's method for it
- * (doc/dlperf.md). registry.c lists the formats in detection order.
+ * (doc/dlperf.md). FORMATS below lists them in detection order.
  *
  * grep-iters reads logs through this interface; window reads the window,
  * the interval flag and DLPerf's method; table and plot read display names
@@ -112,6 +112,29 @@ struct format {
 };
 
 /* ---- the registry (registry.c) ----------------------------------------- */
+
+/* The formats in the order grep-iters tries them on a log's lines (bench
+ * first: it is ours; a more specific anchor before a looser one), one
+ * X(id) each for the id_format its file defines. Adding a format: its
+ * file, one line here, its fixtures in tests/fixtures/grep-iters/<name>/. */
+#define FORMATS(X)             \
+	X(bench)               \
+	X(oneflow)             \
+	X(oneflow_bert)        \
+	X(oneflow_insightface) \
+	X(ngc_pytorch)         \
+	X(ngc_tensorflow)      \
+	X(tensorflow)          \
+	X(paddle)              \
+	X(plsc)                \
+	X(ngc_mxnet)           \
+	X(mxnet)               \
+	X(mindspore)           \
+	X(pytorch)
+
+#define FORMAT_COUNT_ONE(f) +1
+/* How many there are (a constant: the fuzz target sizes its table by it). */
+enum { FORMATS_COUNT = 0 FORMATS(FORMAT_COUNT_ONE) };
 
 /* The formats in detection order, NULL-terminated. */
 extern const struct format *const formats[];
