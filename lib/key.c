@@ -41,7 +41,7 @@ const char *prec_list(void)
 
 /* A part at s, of at most max characters: [1-9][0-9]*, its length in *len
  * (0: none). KEY_OK with its value, or KEY_RANGE when above KEY_PART_MAX. */
-static enum key_status number(const char *s, size_t max, size_t *len, long *out)
+static enum key_status part_digits(const char *s, size_t max, size_t *len, long *out)
 {
 	long v = 0;
 	size_t i = 0;
@@ -63,7 +63,7 @@ static enum key_status number(const char *s, size_t max, size_t *len, long *out)
 enum key_status key_part(const char *s, size_t n, long *out)
 {
 	size_t len;
-	enum key_status r = number(s, n, &len, out);
+	enum key_status r = part_digits(s, n, &len, out);
 
 	return len != n ? KEY_NOT : r;
 }
@@ -80,12 +80,12 @@ const char *key_part_why(enum key_status r)
 
 /* The part at *sp, which must end at stop; *sp moves past the stop. The
  * first part out of range is noted in *f. KEY_NOT when there is none. */
-static enum key_status take(const char **sp, char stop, long *out, const char *name,
-			    struct key_fault *f)
+static enum key_status take_part(const char **sp, char stop, long *out, const char *name,
+				 struct key_fault *f)
 {
 	const char *s = *sp;
 	size_t len;
-	enum key_status r = number(s, SIZE_MAX, &len, out);
+	enum key_status r = part_digits(s, SIZE_MAX, &len, out);
 
 	if (len == 0 || s[len] != stop)
 		return KEY_NOT;
@@ -114,15 +114,15 @@ enum key_status key_read(const char *s, struct key *k, int flags,
 	enum key_status rn, rg, rb;
 
 	*f = (struct key_fault){0};
-	if ((rn = take(&s, 'n', &k->nodes, "nodes", f)) == KEY_NOT ||
-	    (rg = take(&s, 'g', &k->gpus, "devices per node", f)) == KEY_NOT)
+	if ((rn = take_part(&s, 'n', &k->nodes, "nodes", f)) == KEY_NOT ||
+	    (rg = take_part(&s, 'g', &k->gpus, "devices per node", f)) == KEY_NOT)
 		return KEY_NOT;
 	if ((flags & KEY_READ_CASE) && *s == '\0')
 		return f->part ? KEY_RANGE : KEY_CASE;
 	if (s[0] != '_' || s[1] != 'b')
 		return KEY_NOT;
 	s += 2;
-	if ((rb = take(&s, '_', &k->batch, "batch", f)) == KEY_NOT)
+	if ((rb = take_part(&s, '_', &k->batch, "batch", f)) == KEY_NOT)
 		return f->part ? KEY_RANGE : KEY_BATCH;
 	if (rn != KEY_OK || rg != KEY_OK || rb != KEY_OK)
 		return KEY_RANGE;

@@ -146,6 +146,8 @@ void record_expect(struct input *in, int n);
 /* Field i as a finite number (> 0 when positive is set), else die
  * "prog: file:line: what 'x' is not a number". */
 double record_num(struct input *in, int i, const char *what, int positive);
+/* Field i: "-" (NAN) or a number as record_num reads it. */
+double record_opt_num(struct input *in, int i, const char *what, int positive);
 /* Die "prog: file:line: <message>". */
 LIB_NORETURN void record_die(const struct input *in, const char *fmt, ...) LIB_PRINTF(2, 3);
 
