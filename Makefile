@@ -158,7 +158,10 @@ GREP_FLAGS = $(if $(COMPAT),-c $(COMPAT)) $(if $(ALIAS),-a $(ALIAS))
 TABLE_FLAGS = $(if $(PUBLISHED),-p $(PUBLISHED))
 FILTER_BINS := $(addprefix $(BIN)/,grep-iters window median speedup table)
 
-# 4n8g_b128_fp32 → 4 8 128 fp32 (no precision name contains "n" or "g_b").
+# The key's grammar is lib/key.c's, as lib/key.mk (lib/lib.mk) gives it:
+# KEY_PATTERN, KEY_SHAPE.
+# 4n8g_b128_fp32 → 4 8 128 fp32 (no precision contains "n" or "_": key.mk's
+# generator checks).
 key_parts = $(subst _, ,$(subst g_b, ,$(subst n, ,$(1))))
 key_nodes = $(word 1,$(call key_parts,$(1)))
 key_gpus = $(word 2,$(call key_parts,$(1)))
@@ -171,7 +174,7 @@ key_suffix = _b$(word 3,$(call key_parts,$(1)))_$(word 4,$(call key_parts,$(1)))
 # when KEY is not a key.
 comma := ,
 ladders_of = $(shell for key in $(1); do \
-	if ! [[ $$key =~ ^[1-9][0-9]*n[1-9][0-9]*g_b[1-9][0-9]*_(fp32|tf32|amp|bf16|fp16)$$ ]]; \
+	if ! [[ $$key =~ ^$(KEY_PATTERN)$$ ]]; \
 	then echo "$$key=!"; continue; fi; \
 	n=$${key%%n*}; g=$${key#*n}; g=$${g%%g_*}; s=_$${key#*g_}; out=; k=1; \
 	while [ $$k -lt $$g ]; do out=$$out,1n$${k}g$$s; k=$$((k * 2)); done; out=$$out,1n$${g}g$$s; \
@@ -288,7 +291,7 @@ RESULT_KEYS := $(sort $(filter-out compare_%,$(basename $(notdir $(RESULT_GOALS)
 COMPARE_KEYS := $(sort $(filter compare_%,$(basename $(notdir $(RESULT_GOALS)))))
 LADDERS := $(if $(RESULT_KEYS),$(call ladders_of,$(RESULT_KEYS)))
 $(foreach k,$(RESULT_KEYS),$(if $(filter $(k)=!,$(LADDERS)),\
-	$(error $(RESULTS)/$(k): not a configuration key <N>n<G>g_b<B>_<fp32|tf32|amp|bf16|fp16>)))
+	$(error $(RESULTS)/$(k): not a configuration key $(KEY_SHAPE))))
 $(foreach k,$(RESULT_KEYS),$(eval $(call result_rule,$(k)))$(eval $(call plot_rule,$(k))))
 $(foreach k,$(COMPARE_KEYS),$(eval $(call compare_rule,$(patsubst compare_%,%,$(k))))\
 	$(eval $(call compare_plot_rule,$(patsubst compare_%,%,$(k)))))

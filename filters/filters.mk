@@ -28,6 +28,22 @@ filters: $(addprefix $(BIN)/,$(FILTERS))
 all: filters
 .PHONY: filters
 
+# doc/dlperf.md's table of the log formats is grep-iters -l's output between
+# its two marker lines: `make generate` (lib/lib.mk) rewrites it,
+# tests/tree.bats fails when it differs.
+FORMATS_DOC := doc/dlperf.md
+generate: gen-formats-doc
+gen-formats-doc: $(BIN)/grep-iters
+	@grep -q '^<!-- begin: grep-iters -l' $(FORMATS_DOC) && grep -q '^<!-- end: grep-iters -l' \
+		$(FORMATS_DOC) || { echo "$(FORMATS_DOC): no grep-iters -l marker lines" >&2; exit 1; }
+	$(BIN)/grep-iters -l > $(FORMATS_DOC).table
+	awk -v t=$(FORMATS_DOC).table '/^<!-- end: grep-iters -l/ { while ((getline l < t) > 0) \
+		print l; skip = 0 } !skip { print } /^<!-- begin: grep-iters -l/ { skip = 1 }' \
+		$(FORMATS_DOC) > $(FORMATS_DOC).tmp
+	@rm $(FORMATS_DOC).table
+	@mv $(FORMATS_DOC).tmp $(FORMATS_DOC)
+.PHONY: gen-formats-doc
+
 # `make compare BASE=<log tree>`: every configuration that both BASE and
 # LOGDIR hold (our layout, <framework>/<key>/<run>.log), BASE the baseline,
 # through window (WINDOW's flags) into compare (COMPARE_FLAGS, e.g. -t 5).

@@ -146,6 +146,8 @@ void record_expect(struct input *in, int n);
 /* Field i as a finite number (> 0 when positive is set), else die
  * "prog: file:line: what 'x' is not a number". */
 double record_num(struct input *in, int i, const char *what, int positive);
+/* Field i: "-" (NAN) or a number as record_num reads it. */
+double record_opt_num(struct input *in, int i, const char *what, int positive);
 /* Die "prog: file:line: <message>". */
 LIB_NORETURN void record_die(const struct input *in, const char *fmt, ...) LIB_PRINTF(2, 3);
 
@@ -158,7 +160,7 @@ LIB_NORETURN void record_die(const struct input *in, const char *fmt, ...) LIB_P
 /* ---- configuration keys (key.c) ---------------------------------------- */
 
 /* <N>n<G>g_b<B>_<prec>: N nodes, G devices per node, B samples per device
- * per step, precision fp32 | tf32 | amp | bf16 | fp16.
+ * per step, precision one of key_precisions (fp32, tf32, …).
  *
  * Bound: N, G and B are each at most KEY_PART_MAX (2^20); a larger one is
  * not a key. Then N × G × B <= 2^60 fits a long (64 bits), so the total
@@ -172,14 +174,52 @@ struct key {
 
 #define KEY_MAX 64
 
-/* Parse a key; returns 0, or -1 when it is not one (a part above
- * KEY_PART_MAX included). */
-int key_parse(const char *s, struct key *k);
-/* Parse "<N>n<G>g" alone (a DLPerf case directory), each <= KEY_PART_MAX;
- * 0 or -1. */
-int case_parse(const char *s, long *nodes, long *gpus);
-void key_format(const struct key *k, char *buf, size_t size);
+/* The precisions, NULL-terminated, and as a sentence: "fp32, tf32, amp,
+ * bf16 or fp16". */
+extern const char *const key_precisions[];
+const char *prec_list(void);
 int prec_valid(const char *s);
+/* k->prec from s[0, n): 0, or -1 when that is none of key_precisions. */
+int prec_set(struct key *k, const char *s, size_t n);
+
+/* What key_read or key_part found. */
+enum key_status {
+	KEY_OK,
+	KEY_CASE,  /* "<N>n<G>g" alone, a DLPerf case (only with KEY_READ_CASE) */
+	KEY_NOT,   /* not "<N>n<G>g_b…" (key_part: not a positive integer) */
+	KEY_BATCH, /* "<N>n<G>g_b" without "<B>_" after it */
+	KEY_RANGE, /* a part above KEY_PART_MAX */
+	KEY_PREC,  /* a precision that is none of key_precisions */
+};
+/* Where: KEY_RANGE the first part out of range (its name "nodes", "devices
+ * per node" or "batch", its digits at[0, n)); KEY_PREC and KEY_OK the
+ * precision at[0, n), the rest of the text. */
+struct key_fault {
+	const char *part, *at;
+	size_t n;
+};
+#define KEY_READ_CASE 1
+/* Read s as a key, or with KEY_READ_CASE a case "<N>n<G>g" too (k's nodes
+ * and gpus only). set_prec sets k->prec from the precision's text and
+ * returns 0, or -1 when it names none; NULL: key_precisions as they are
+ * (grep-iters passes its -a aliases). */
+enum key_status key_read(const char *s, struct key *k, int flags,
+			 int (*set_prec)(struct key *k, const char *s, size_t n),
+			 struct key_fault *f);
+/* The fault of KEY_RANGE, KEY_PREC or KEY_BATCH in words, a new string
+ * for an error message: "nodes 1048577 is out of range 1..1048576" (more
+ * than 20 digits cut to "..."), "precision 'x' is not fp32, …" or "batch
+ * is not b<B> with B a positive integer". */
+char *key_fault_text(enum key_status r, const struct key_fault *f);
+/* A key: 0, or -1 when s is none (a part above KEY_PART_MAX included). */
+int key_parse(const char *s, struct key *k);
+/* One part alone, filling s[0, n) (a count the log states): KEY_OK,
+ * KEY_NOT or KEY_RANGE. */
+enum key_status key_part(const char *s, size_t n, long *out);
+/* Why key_part refused: "is not a positive integer" or "is out of range
+ * 1..1048576". */
+const char *key_part_why(enum key_status r);
+void key_format(const struct key *k, char *buf, size_t size);
 /* Total batch N × G × B (<= 2^60, see KEY_PART_MAX). */
 long key_total_batch(const struct key *k);
 /* Ladder order: by total devices, then nodes. */

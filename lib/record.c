@@ -5,6 +5,7 @@
 #include "lib.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +102,11 @@ double record_num(struct input *in, int i, const char *what, int positive)
 	if (positive && !(v > 0))
 		record_die(in, "%s '%s' is not positive", what, in->f[i]);
 	return v;
+}
+
+double record_opt_num(struct input *in, int i, const char *what, int positive)
+{
+	return strcmp(in->f[i], "-") == 0 ? NAN : record_num(in, i, what, positive);
 }
 
 int meta_mode(const struct input *in, int records_before)

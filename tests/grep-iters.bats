@@ -3,8 +3,8 @@
 # key, run, iter, timestamp_s, step_s, samples_per_s, loss).
 #
 # Fixtures: tests/fixtures/grep-iters/<format>/, a folder for every format
-# of filters/formats/registry.c (checked below), at paths that give their
-# configurations:
+# of the registry (FORMATS in filters/formats/formats.h, checked below), at
+# paths that give their configurations:
 #   verbatim (as the frameworks print them, byte for byte): pytorch/sample-a,
 #     pytorch/sample-b, ngc-pytorch (the DLL sample), oneflow (the cnns
 #     docstring), oneflow-bert (the BERT docstring); bench is bench's own.
@@ -429,10 +429,13 @@ EOF
 }
 
 @test "usage errors exit 2 with the synopsis or a message naming the flag" {
-	local u="usage: grep-iters [-c dlperf] [-f format] [-k key] [-F framework] [-a from=to] [file ...]"
+	local u="usage: grep-iters [-c dlperf] [-f format] [-k key] [-F framework] [-a from=to] [file ...]
+       grep-iters -l"
 	run -2 --separate-stderr grep-iters -x
 	[ "$stderr" = "$u" ]
 	run -2 --separate-stderr grep-iters -k
+	[ "$stderr" = "$u" ]
+	run -2 --separate-stderr grep-iters -l x.log
 	[ "$stderr" = "$u" ]
 	run -2 --separate-stderr grep-iters -c strict
 	[ "$stderr" = "grep-iters: -c: 'strict' is not dlperf" ]
@@ -697,11 +700,12 @@ EOF
 
 # ---- every format has fixtures ------------------------------------------------
 
-# The registered formats' names: each X(id) line of registry.c names the
-# `id_format` of a file of filters/formats/, whose .name is the format's.
+# The registered formats' names: each X(id) line of FORMATS (formats.h)
+# names the `id_format` of a file of filters/formats/, whose .name is the
+# format's.
 registered() {
 	local src="$ROOT/filters/formats" id file
-	sed -n 's/^[[:space:]]*X(\([a-z_]*\)).*/\1/p' "$src/registry.c" | while read -r id; do
+	sed -n 's/^[[:space:]]*X(\([a-z_]*\)).*/\1/p' "$src/formats.h" | while read -r id; do
 		file=$(grep -l "^const struct format ${id}_format = {" "$src"/*.c) || return 1
 		sed -n 's/^[[:space:]]*\.name = "\(.*\)",$/\1/p' "$file"
 	done
@@ -709,7 +713,7 @@ registered() {
 
 @test "every registered format has a fixture folder whose logs grep-iters detects as it" {
 	run -0 registered
-	[ "${#lines[@]}" -eq "$(grep -c '^[[:space:]]*X(' "$ROOT/filters/formats/registry.c")" ]
+	[ "${#lines[@]}" -eq "$(grep -c '^[[:space:]]*X(' "$ROOT/filters/formats/formats.h")" ]
 	[ "${#lines[@]}" -gt 0 ]
 	for name in "${lines[@]}"; do
 		logs=$(find "$name" -name '*.log' | sort)

@@ -130,6 +130,22 @@ assert d["environment"][0]["hostname"] == socket.gethostname(), d["environment"]
 	[[ "$output" == *"$T/results/4n8g_b128: not a configuration key"* ]]
 }
 
+@test "make takes exactly the keys grep-iters takes (lib/key.mk is lib/key.c's grammar)" {
+	local k want got keys=0 others=0
+	for k in 1n1g_b1_fp32 4n8g_b128_amp 1048576n1048576g_b1048576_bf16 1n2g_b16_fp16 \
+		1048577n1g_b1_fp32 1n1048577g_b1_fp32 1n1g_b1048577_tf32 99999999999999999999n1g_b1_fp32 \
+		0n1g_b1_fp32 01n1g_b1_fp32 1n1g_b0_fp32 1n01g_b1_fp32 1n1g_b1_fp64 1n1g_b1_ 1n1g \
+		1n1g_b1_fp32x x1n1g_b1_fp32 1n1g_b1__fp32; do
+		run grep-iters -k "$k" /dev/null
+		if [ "$status" -eq 2 ]; then want='!'; else want=$k; fi
+		run -0 make -C "$ROOT" --no-print-directory -s CUDA_QUIET=1 print-ladder KEY="$k"
+		got=${lines[-1]##* }
+		[ "$got" = "$want" ] || { echo "$k: make's ladder ends in '$got', want '$want'"; false; }
+		if [ "$want" = '!' ]; then others=$((others + 1)); else keys=$((keys + 1)); fi
+	done
+	[ "$keys" -eq 4 ] && [ "$others" -eq 14 ]
+}
+
 # DLL lines (NGC PyTorch, doc/formats.md) with a constant step time per case.
 make_dlperf_tree() {
 	local root=$1 c us run

@@ -46,3 +46,47 @@ setup() {
 		[ -z "$hits" ] || { echo "$n defined again: $hits"; false; }
 	done
 }
+
+@test "generated text is what its program prints (make generate): lib/key.mk, doc/dlperf.md's formats" {
+	run -0 diff -u lib/key.mk <(test-key-mk)
+	run -0 grep -c '^<!-- \(begin\|end\): grep-iters -l' doc/dlperf.md
+	[ "$output" = 2 ]
+	run -0 diff -u <(sed -n '/^<!-- begin: grep-iters -l/,/^<!-- end: grep-iters -l/p' doc/dlperf.md |
+		sed '1d;$d') <(grep-iters -l)
+}
+
+# Every function defined in filters/ and lib/, static ones too: "name file
+# shared", shared 1 when its own file hands it to a struct (".parse = parse,":
+# its part of an interface that many files implement, as every log format
+# has a parse). A definition starts at column 0 with "name(" and its
+# signature is followed by a line "{" before any line that ends in ";".
+function_definitions() {
+	git ls-files 'filters/*.c' 'filters/*.h' 'lib/*.c' 'lib/*.h' | xargs awk '
+		FNR == 1 { pending = "" }
+		/^[A-Za-z_]/ && /\(/ && !/;[ \t]*$/ {
+			s = $0
+			gsub(/LIB_[A-Z_]+(\([^)]*\))?|__attribute__\(\([^)]*\)\)/, "", s)
+			if (match(s, /[A-Za-z_][A-Za-z_0-9]*\(/))
+				pending = substr(s, RSTART, RLENGTH - 1)
+		}
+		/;[ \t]*$/ { pending = "" }
+		/^\{$/ && pending != "" { def[++n] = pending " " FILENAME; pending = "" }
+		/^[ \t]+\.[a-z_]+ = [A-Za-z_0-9]+,?$/ { v = $3; sub(/,$/, "", v); given[v " " FILENAME] = 1 }
+		END { for (i = 1; i <= n; i++) print def[i], (def[i] in given) }'
+}
+
+@test "no two functions of one name in what one program is built from (filters/, lib/; static ones too)" {
+	run -0 function_definitions
+	[ "${#lines[@]}" -gt 300 ]
+	defs=$output bad=
+	# A program: filters/NAME.c or filters/NAME/, with lib/ and the log formats.
+	for prog in filters/*.c filters/*/; do
+		[ "$prog" != filters/formats/ ] || continue
+		bad+=$(awk -v p="$prog" '
+			index($2, p) == 1 || index($2, "lib/") == 1 || index($2, "filters/formats/") == 1 {
+				n[$1]++; where[$1] = where[$1] " " $2; if (!$3) own[$1]++ }
+			END { for (f in n) if (n[f] > 1 && own[f]) print f ":" where[f] }' <<<"$defs")$'\n'
+	done
+	bad=$(sort -u <<<"$bad" | sed '/^$/d')
+	[ -z "$bad" ] || { echo "defined twice: $bad"; false; }
+}

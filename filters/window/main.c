@@ -34,7 +34,9 @@
  * Errors name the run as framework/key/run (the records carry no path), or
  * file:line for a bad record.
  */
+#include "../formats/dlperf.h"
 #include "../formats/formats.h"
+#include "../formats/stamp.h"
 #include "window.h"
 
 #include <math.h>
@@ -124,7 +126,7 @@ static void ours_add(struct run *r, const char *ts_text, long iter, double step,
 			run_die(r, "%s: iterations %ld-%ld missing", r->name, a, b);
 	}
 	if (hi == s && ts)
-		parse_stamp(ts_text, &r->t0, 1);
+		stamp_parse(ts_text, &r->t0, 1);
 	if (lo < s && hi > s)
 		run_die(r, "%s: no record ends at iteration %ld", r->name, s);
 	if (lo < e && hi > e)
@@ -153,7 +155,7 @@ static void ours_add(struct run *r, const char *ts_text, long iter, double step,
 	struct stamp cur = {0};
 	const struct stamp *before = r->inwin ? &r->prev : &r->t0;
 	if (ts)
-		parse_stamp(ts_text, &cur, 1);
+		stamp_parse(ts_text, &cur, 1);
 	r->steps = xgrow(r->steps, &r->capsteps, r->nsteps + 1, sizeof *r->steps);
 	r->steps[r->nsteps++] =
 		(struct wstep){ts && before->present ? stamp_diff(before, &cur) : NAN, step, rate,
@@ -233,7 +235,7 @@ static void run_add(struct run *r, struct input *in)
 		record_die(in, "iter '%s' is not a positive integer", in->f[F_ITER]);
 	if (strcmp(in->f[F_TS], "-") != 0) {
 		struct stamp t;
-		if (parse_stamp(in->f[F_TS], &t, 0) != 0)
+		if (stamp_parse(in->f[F_TS], &t, 0) != 0)
 			record_die(in, "timestamp_s '%s' is not a number", in->f[F_TS]);
 		if (t.sec >= STAMP_SEC_MAX)
 			record_die(in, "timestamp_s '%s' is not below 10^12", in->f[F_TS]);
@@ -246,7 +248,7 @@ static void run_add(struct run *r, struct input *in)
 		l->iter = iter;
 		memset(&l->ts, 0, sizeof l->ts);
 		if (strcmp(in->f[F_TS], "-") != 0)
-			parse_stamp(in->f[F_TS], &l->ts, 1);
+			stamp_parse(in->f[F_TS], &l->ts, 1);
 		l->step = opt_positive(in, F_STEP, "step_s");
 		l->rate = opt_positive(in, F_RATE, "samples_per_s");
 		return;
