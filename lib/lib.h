@@ -9,8 +9,9 @@
  *   num.c     parse_long, parse_double, flag_int, fmt_shortest
  *   stats.c   cmp_double, median_of, pairwise_sum, r2n, r2p, t_tail2,
  *             t_quantile, mad_of, mean_sd
- *   record.c  struct input (files or stdin, line by line), records, meta
- *             lines
+ *   record.c  struct input (files or stdin, line by line), records
+ *   meta.c    meta lines ("# ..."): launch's env and mem lines read and
+ *             written, the mode line, values percent-encoded
  *   winrec.c  the run record that median and compare read
  *   medrec.c  the median record that speedup and table read
  *   key.c     <N>n<G>g_b<B>_<prec> keys and their ladder order
@@ -135,11 +136,6 @@ int input_line(struct input *in);
 /* Read one line and split it at tabs into f[0..nf-1]; 1 = got one. A meta
  * line (one that starts with '#') is left whole and sets in->meta. */
 int input_record(struct input *in);
-/* A meta line is "# key=value ..." (doc/formats.md): not a record, passed
- * on by the filters. Returns 1 when it says mode=dlperf (DLPerf's methods
- * for the whole stream), 0 when it names no mode; dies "file:line: mode 'x'
- * is not dlperf", or "mode line after the first record" when records_before. */
-int meta_mode(const struct input *in, int records_before);
 /* Die unless the record has exactly n fields:
  * "prog: file:line: 3 fields, expected 8". */
 void record_expect(struct input *in, int n);
@@ -156,6 +152,75 @@ LIB_NORETURN void record_die(const struct input *in, const char *fmt, ...) LIB_P
 	for (int i_ = 0, n_ = (argc) > 0 ? (argc) : 1; i_ < n_; i_++)                          \
 		for (int once_ = (input_open(&(in), (argc) > 0 ? (argv)[i_] : "-"), 1); once_; \
 		     once_ = (input_close(&(in)), 0))
+
+/* ---- meta lines (meta.c) ---------------------------------------------- */
+
+/* A line that starts with '#' is a meta line, not a record (doc/formats.md):
+ * after the '#', words separated by blanks (spaces or tabs). launch's
+ * environment and memory lines are data, read strictly:
+ *
+ *   # env [framework=<fw> key=<key> run=<r>] node=<i> <name>=<value>
+ *   # mem [framework=<fw> key=<key> run=<r>] node=<i> [rank=<r> host=<h> | gpu=<k>]
+ *         rss_peak_mib=<n> | gpu_peak_mib=<n>
+ *
+ * Each word after the kind is name=value: a name of [A-Za-z0-9_.-], a
+ * value not empty, percent-encoded. Any other meta line is free text: the
+ * filters pass it on and read only its mode= word. */
+enum meta_kind { META_OTHER, META_ENV, META_MEM };
+/* The form of an env or mem line: as launch writes it into a log (node=
+ * first), or as grep-iters passes it on (the run's framework=, key= and
+ * run= first). */
+enum meta_form { META_LOG, META_RUN };
+
+#define META_ITEMS 3 /* items after node= at most (a mem line's rank, host, peak) */
+
+struct metaitem {
+	char *name, *value; /* value decoded */
+};
+
+/* A parsed env or mem line. Its strings live in buf, which the next
+ * metaline_parse reuses; start it {0} and end it with metaline_free. */
+struct metaline {
+	enum meta_kind kind;
+	const char *framework, *key; /* the run (META_RUN form), else NULL */
+	long run, node;              /* run -1 but in META_RUN form */
+	int n;                       /* items after node=: env 1, mem 1 to 3 */
+	struct metaitem item[META_ITEMS];
+	int peak_gpu;  /* mem: the last item is gpu_peak_mib (1) or rss_peak_mib */
+	long peak_mib; /* mem: its value */
+	char *buf;
+	size_t cap;
+};
+
+/* Parse line (a meta line, in's current one: errors name in's file and
+ * line) into m; returns m->kind. META_OTHER: not an env or mem line, m
+ * holds nothing else. An env or mem line of another shape dies, one line:
+ * "env line: 'x' is not name=value", "env line: 'x=a%G1': '%G1' is not
+ * %XX (XX two hex digits, not 00)", "env line: node=<number> expected, not
+ * 'x'" (framework=, key=, run= in META_RUN form), "mem line: rank 'x' is
+ * not a whole number" (run, node, gpu, *_mib too), "env line: 2 items after
+ * node=, expected 1" (mem: 1 to 3), "mem line: the last item, 'x', is not
+ * rss_peak_mib or gpu_peak_mib". */
+enum meta_kind metaline_parse(const struct input *in, const char *line, enum meta_form form,
+			      struct metaline *m);
+void metaline_free(struct metaline *m);
+/* m as a line (no newline) in *buf of capacity *cap (growing it): its
+ * kind, the run when m->framework is set, node= and the items, values
+ * encoded, one blank between words; returns its length. */
+size_t metaline_format(const struct metaline *m, char **buf, size_t *cap);
+
+/* The n bytes of s as a value: '%', '=', blanks, control bytes and DEL as
+ * %XX (upper-case hex), every other byte as it is. dst holds at least
+ * META_ENCODED(n) bytes; it ends with a NUL; returns the length before it.
+ * launch writes its values so; metaline_parse decodes them. */
+#define META_ENCODED(n) (3 * (n) + 1)
+size_t meta_encode(char *dst, const char *s, size_t n);
+
+/* Returns 1 when the meta line just read by input_record says mode=dlperf
+ * (DLPerf's methods for the whole stream), 0 when it names no mode (env and
+ * mem lines name none); dies "file:line: mode 'x' is not dlperf", or "mode
+ * line after the first record" when records_before. */
+int meta_mode(const struct input *in, int records_before);
 
 /* ---- configuration keys (key.c) ---------------------------------------- */
 

@@ -108,23 +108,3 @@ double record_opt_num(struct input *in, int i, const char *what, int positive)
 {
 	return strcmp(in->f[i], "-") == 0 ? NAN : record_num(in, i, what, positive);
 }
-
-int meta_mode(const struct input *in, int records_before)
-{
-	int mode = 0;
-
-	for (const char *p = in->line + 1; *p;) {
-		p += strspn(p, " \t");
-		size_t n = strcspn(p, " \t");
-
-		if (n >= 5 && strncmp(p, "mode=", 5) == 0) {
-			if (n != 11 || strncmp(p + 5, "dlperf", 6) != 0)
-				record_die(in, "mode '%.*s' is not dlperf", (int)n - 5, p + 5);
-			if (records_before)
-				record_die(in, "mode line after the first record");
-			mode = 1;
-		}
-		p += n;
-	}
-	return mode;
-}

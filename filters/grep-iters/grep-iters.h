@@ -64,12 +64,19 @@ static inline char *lines_next(struct lines *r, struct input *in)
 /* ---- launch's "# env" and "# mem" lines (meta.c) ------------------------ */
 
 struct metalines {
-	char **v;
+	char **v; /* the lines as read */
 	size_t n, cap;
+	struct metaline m; /* the line parsed */
+	char *out;         /* the line written */
+	size_t outcap;
 };
 /* Keep s when it is an env or mem line (1), after checking its shape
  * (dies naming in's file and line); 0 when it is neither. */
 int meta_keep(struct metalines *ml, const struct input *in, const char *s);
+/* Kept line i as grep-iters writes it, with the run's framework, key and
+ * run; *len its length. */
+const char *meta_line(struct metalines *ml, size_t i, const struct input *in, const char *fw,
+		      const char *key, long run, size_t *len);
 void meta_free(struct metalines *ml);
 
 /* ---- several ranks in one log (ranks.c) --------------------------------- */

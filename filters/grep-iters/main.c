@@ -15,7 +15,7 @@
  * With -c dlperf the first line is the meta line "# mode=dlperf" and every
  * matching line is one record, in file order, numbered as printed.
  * launch's "# env ..." and "# mem ..." lines follow the log's records, with
- * "framework=<fw> key=<key> run=<run> " after "# env " (meta.c).
+ * "framework=<fw> key=<key> run=<run>" before node= (meta.c).
  */
 #include "../formats/alias.h"
 #include "grep-iters.h"
@@ -47,8 +47,8 @@ struct log {
 	int npending;
 	struct ranks *ranks;   /* a grouped format's lines */
 	struct metalines meta; /* launch's "# env" and "# mem" lines */
-	char metaprefix[512];  /* "framework=<fw> key=<key> run=<run> " */
-	size_t mplen;
+	const char *fw;        /* the framework and key of the records */
+	char key[KEY_MAX];
 };
 
 static int dlperf;
@@ -137,18 +137,13 @@ static void make_prefix(struct log *lg)
 	const char *fw = opt_framework   ? opt_framework
 			 : lg->framework ? lg->framework
 					 : lg->fmt->name;
-	char key[KEY_MAX];
-	key_format(&lg->sc.key, key, sizeof key);
-	int n = snprintf(lg->prefix, sizeof lg->prefix, "%s\t%s\t%s\t%ld\t", fw, lg->fmt->name, key,
-			 lg->run);
+	key_format(&lg->sc.key, lg->key, sizeof lg->key);
+	int n = snprintf(lg->prefix, sizeof lg->prefix, "%s\t%s\t%s\t%ld\t", fw, lg->fmt->name,
+			 lg->key, lg->run);
 	if (n < 0 || (size_t)n >= sizeof lg->prefix)
 		die("%s: framework name too long", lg->in.name);
 	lg->plen = (size_t)n;
-	n = snprintf(lg->metaprefix, sizeof lg->metaprefix, "framework=%s key=%s run=%ld ", fw, key,
-		     lg->run);
-	if (n < 0 || (size_t)n >= sizeof lg->metaprefix)
-		die("%s: framework name too long", lg->in.name);
-	lg->mplen = (size_t)n;
+	lg->fw = fw;
 	lg->tb = (double)key_total_batch(&lg->sc.key);
 }
 
@@ -327,10 +322,9 @@ static void grep_log(const char *path)
 		die("%s: no iteration lines of format %s", lg.in.name, lg.fmt->name);
 	}
 	/* launch's lines, "# env ..." → "# env framework=.. key=.. run=.. ...". */
-	for (size_t i = 0; i < lg.meta.n; i++) {
-		oput(lg.meta.v[i], 6);
-		oput(lg.metaprefix, lg.mplen);
-		oput(lg.meta.v[i] + 6, strlen(lg.meta.v[i] + 6));
+	for (size_t i = 0, n; i < lg.meta.n; i++) {
+		const char *l = meta_line(&lg.meta, i, &lg.in, lg.fw, lg.key, lg.run, &n);
+		oput(l, n);
 		orec();
 	}
 	meta_free(&lg.meta);
