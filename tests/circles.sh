@@ -23,6 +23,7 @@
 # as the filters/*.c are). Names pasted together by the preprocessor's ##
 # are not seen.
 set -euo pipefail
+export LC_ALL=C
 
 if [ $# -eq 0 ]; then
 	mapfile -t folders < <(git ls-files '*.c' '*.cu' | sed 's,/[^/]*$,,; t; s,.*,.,' | sort -u)
