@@ -80,9 +80,8 @@ static size_t descendants_scan(pid_t **out);
  * Zombies are skipped: their parent reaps them. Where the kernel lists each
  * thread's children, only the tree is read: memory.c samples it every
  * SAMPLE_S beside the job it measures, so a sample should cost what the
- * job runs, not what the machine runs (the scan's cost: doc/performance.md);
- * else every process of /proc (also with DLBENCH_PROC_SCAN=1, for
- * tests/launch.bats). */
+ * job runs, not what the machine runs; else every process of /proc (also
+ * with DLBENCH_PROC_SCAN=1, for tests/launch.bats). */
 size_t descendants(pid_t **out)
 {
 	pid_t *t = NULL;
