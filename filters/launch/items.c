@@ -6,8 +6,9 @@
  *
  *   # env node=<i> <name>=<value>
  *
- * The value is what the source says, percent-encoded ('%', '=', blanks and
- * control bytes as %XX) so that the line is a "# key=value ..." meta line.
+ * The value is what the source says, percent-encoded by lib's meta_encode
+ * (the one grammar of meta lines, lib/meta.c) so that every reader decodes
+ * it as one name=value word.
  */
 #include "launch.h"
 
@@ -33,16 +34,8 @@ void item(struct out *o, const char *name, const char *val, size_t n)
 	if (!n)
 		return;
 	out_put(o, head, (size_t)snprintf(head, sizeof head, "# env node=%ld %s=", o->node, name));
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)val[i];
-		if (c <= ' ' || c == 0x7f || c == '%' || c == '=') {
-			char hex[4];
-			snprintf(hex, sizeof hex, "%%%02X", c);
-			out_put(o, hex, 3);
-		} else {
-			out_put(o, (const char *)&c, 1);
-		}
-	}
+	o->s = xgrow(o->s, &o->cap, o->len + META_ENCODED(n), 1);
+	o->len += meta_encode(o->s + o->len, val, n);
 	out_put(o, "\n", 1);
 }
 

@@ -166,16 +166,14 @@ void mem_stop(struct memwatch *m)
 
 void mem_print(struct memwatch *m, long node, long rank)
 {
-	char host[256];
+	char host[256], enc[META_ENCODED(sizeof host)];
 
 	if (gethostname(host, sizeof host) != 0)
 		snprintf(host, sizeof host, "unknown");
 	host[sizeof host - 1] = '\0';
-	for (char *p = host; *p; p++)
-		if ((unsigned char)*p <= ' ' || *p == '=' || *p == '%')
-			*p = '_';
+	meta_encode(enc, host, strlen(host));
 	if (m->seen)
-		printf("# mem node=%ld rank=%ld host=%s rss_peak_mib=%ld\n", node, rank, host,
+		printf("# mem node=%ld rank=%ld host=%s rss_peak_mib=%ld\n", node, rank, enc,
 		       (m->rss_peak_kib + 1023) / 1024);
 	for (long k = 0; k < m->ngpu; k++)
 		printf("# mem node=%ld gpu=%ld gpu_peak_mib=%ld\n", node, k, m->gpu_peak[k]);
