@@ -39,6 +39,9 @@ enum bk_precision {
 		    bf16 on the CPU, fp16 with loss scaling on CUDA */
 	BK_BF16, /* bf16 compute, fp32 master weights */
 };
+/* Their names, in the enum's order: --precision's choices (flags.c), the
+ * log's precision= (main.c), the backends' messages. */
+static const char *const bk_precision_names[] = {"fp32", "tf32", "amp", "bf16", NULL};
 
 typedef struct bk_config {
 	int precision;  /* enum bk_precision */
