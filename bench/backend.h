@@ -1,7 +1,8 @@
 /*
- * bench/backend.h: the one interface of ops. The model (bench/model.c) and
- * the trainer (bench/main.c) call only these; bench/cpu/backend.c implements
- * them on oneDNN, bench/cuda/ on cuDNN + cuBLAS + kernels of its own.
+ * bench/backend.h: the one interface of ops. The model's plan and walks
+ * (bench/arena.c, step.c) and the trainer (bench/main.c) call only these;
+ * bench/cpu/ implements them on oneDNN, bench/cuda/ on cuDNN + cuBLAS +
+ * kernels of its own.
  *
  * Rules every backend keeps:
  * - "Device memory" is what bk_malloc returns (host memory on the CPU). The
