@@ -8,7 +8,8 @@
 #   make CUDA_HOME=/opt/cuda   where the toolkit lives (default /usr/local/cuda)
 #   make check-gpu             CPU and GPU backends on the same weights and batch
 #
-# The host-side pieces (bench/cuda/lossscale.c, plan.c and their driver
+# The host-side pieces (bench/cuda/lossscale.c, search.c, startup.c,
+# watch.c, the headers the kernels share with them, and their driver
 # bin/test-gpu-host) are plain C and always built: they are tested on the
 # CPU. What needs nvcc is built only when nvcc, cuDNN and cuBLAS are found;
 # NCCL is needed for more than one GPU.
@@ -103,7 +104,8 @@ $(eval $(call track_flags,cuda,$(if $(CUDA_FOUND),$(NVCC) $(NVCCFLAGS) $(CUDA_LD
 
 # ---- host-side objects (always) --------------------------------------------
 
-CUDA_HOST_OBJ := $(call objs,bench/cuda/lossscale.c bench/cuda/plan.c bench/cuda/watch.c)
+CUDA_HOST_OBJ := $(call objs,bench/cuda/lossscale.c bench/cuda/search.c bench/cuda/startup.c \
+	bench/cuda/watch.c)
 GPU_HOST_TEST_OBJ := $(call objs,tests/drivers/gpu-host.c)
 $(CUDA_HOST_OBJ) $(GPU_HOST_TEST_OBJ): XCFLAGS := $(CUDA_HOST_XCFLAGS)
 $(CUDA_HOST_OBJ) $(GPU_HOST_TEST_OBJ): $(OBJ)/.flags-cuda
