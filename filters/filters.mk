@@ -46,7 +46,8 @@ gen-formats-doc: $(BIN)/grep-iters
 
 # `make compare BASE=<log tree>`: every configuration that both BASE and
 # LOGDIR hold (our layout, <framework>/<key>/<run>.log), BASE the baseline,
-# through window (WINDOW's flags) into compare (COMPARE_FLAGS, e.g. -t 5).
+# read as every result reads logs (run_records in the Makefile: COMPAT,
+# ALIAS, WINDOW) into compare (COMPARE_FLAGS, e.g. -t 5).
 # It fails when a configuration is significantly slower (make: "Error 3",
 # compare's status) or on bad input ("Error 1"): a CI job can gate on it
 # (doc/statistics.md).
@@ -57,8 +58,8 @@ compare: $(addprefix $(BIN)/,grep-iters window compare)
 	common=$$(comm -12 <(dirs "$(BASE)") <(dirs "$(LOGDIR)")); \
 	[ -n "$$common" ] || { echo "make compare: $(BASE) and $(LOGDIR) have no configuration in common" >&2; exit 1; }; \
 	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	runs() { $(BIN)/grep-iters $$(for d in $$common; do echo "$$1/$$d"/*.log; done) \
-		| $(BIN)/window $(WINDOW) > "$$tmp/$$2"; }; \
+	runs() { $(call run_records,$$(for d in $$common; do echo "$$1/$$d"/*.log; done)) \
+		> "$$tmp/$$2"; }; \
 	runs "$(BASE)" base; runs "$(LOGDIR)" new; \
 	$(BIN)/compare $(COMPARE_FLAGS) "$$tmp/base" "$$tmp/new"
 .PHONY: compare

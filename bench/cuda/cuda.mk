@@ -68,6 +68,17 @@ endif
 endif
 endif
 
+# A CUDA device on this machine, for the pipeline's choice of bin/bench-cuda
+# (pipelines/bench.mk): the driver's device files (/dev/nvidia0 …) or, where
+# there are none (WSL), a GPU in nvidia-smi's list; CUDA_VISIBLE_DEVICES
+# set empty or to -1 hides them, as it does from CUDA. Probed once, when a
+# bench run is planned; CUDA_DEVICE=1 or CUDA_DEVICE= decides instead.
+cuda_hidden = $(and $(filter-out undefined,$(origin CUDA_VISIBLE_DEVICES)),$(if \
+	$(filter-out -1,$(CUDA_VISIBLE_DEVICES)),,1))
+cuda_probe = $(if $(cuda_hidden),,$(if $(wildcard /dev/nvidia[0-9]*),1,$(if \
+	$(shell nvidia-smi -L 2>/dev/null | grep '^GPU '),1)))
+CUDA_DEVICE ?= $(eval CUDA_DEVICE := $(cuda_probe))$(CUDA_DEVICE)
+
 # An architecture this nvcc cannot build for is a clear error, not nvcc's
 # "Unsupported gpu architecture" halfway through the build.
 ifdef CUDA_FOUND

@@ -68,6 +68,8 @@ enum derive {
 enum method {
 	METHOD_TIME, /* TB × n ÷ the window's duration */
 	METHOD_RATE, /* the mean of the printed rates */
+	/* TB ÷ the median step_s of one iteration (window -m median-step only) */
+	METHOD_MEDIAN_STEP,
 };
 
 /* ---- a format ----------------------------------------------------------- */

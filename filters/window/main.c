@@ -15,8 +15,9 @@
  * records all carry one (integer microseconds when both stamps have <= 6
  * fraction digits, else the difference of the doubles), else the sum of
  * their step_s, else the sum of iterations × TB ÷ samples_per_s. Rate
- * method: the unweighted mean of the window's printed rates. Records must
- * come in increasing iteration order; runs are measured as they stream by.
+ * method: the unweighted mean of the window's printed rates. Median-step
+ * method (-m only): TB ÷ the median step_s per iteration (steady.c). Records
+ * must come in increasing iteration order; runs are measured as they stream by.
  *
  * DLPerf's mode (-c dlperf, or a "# mode=dlperf" line before the first
  * record, as grep-iters -c dlperf writes): the records are one per log line
@@ -173,6 +174,11 @@ static double ours_speed(struct run *r)
 
 	if (r->last < e)
 		run_die(r, "%s: %ld iterations, need %ld", r->name, r->last, e);
+	if (r->method == METHOD_MEDIAN_STEP) {
+		if (!r->all_step)
+			run_die(r, "%s: no step_s for iteration %ld", r->name, r->no_step);
+		return median_step_speed(r->steps, r->nsteps, r->tb);
+	}
 	if (r->method == METHOD_RATE) {
 		if (!r->all_rate)
 			run_die(r, "%s: no samples_per_s for iteration %ld", r->name, r->no_rate);
@@ -319,7 +325,9 @@ int main(int argc, char *argv[])
 	reset();
 	progname = "window";
 	usage_text =
-		"window [-c dlperf] [-s skip] [-n count] [-m time|rate] [-d drift%] [file ...]\n"
+		"window [-c dlperf] [-s skip] [-n count] [-m method] [-d drift%] [file ...]\n"
+		"  -m:  time (TB x n / the window's duration), rate (the mean of the printed\n"
+		"       rates) or median-step (TB / the median step_s); default: the format's\n"
 		"  in:  framework format key run iter timestamp_s step_s samples_per_s loss\n"
 		"  out: framework key run samples_per_s jitter_pct drift_pct steady\n"
 		"       (DLPerf's mode: framework key run samples_per_s)";
@@ -344,8 +352,10 @@ int main(int argc, char *argv[])
 				opt_method = METHOD_TIME;
 			else if (strcmp(optarg, "rate") == 0)
 				opt_method = METHOD_RATE;
+			else if (strcmp(optarg, "median-step") == 0)
+				opt_method = METHOD_MEDIAN_STEP;
 			else
-				die_usage("-m: '%s' is not time or rate", optarg);
+				die_usage("-m: '%s' is not time, rate or median-step", optarg);
 			break;
 		default:
 			usage();
