@@ -61,7 +61,7 @@ static int cmp_config(const void *a, const void *b)
 /* The configuration, made when new: listed when met in the baseline. *made
  * says whether it was made now. */
 static struct config *config_get(struct compare *st, const char *framework, const char *key,
-				  int list, int *made)
+				 int list, int *made)
 {
 	size_t len = strlen(framework) + strlen(key) + 2;
 	struct config probe, *c, **p;
