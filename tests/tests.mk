@@ -12,19 +12,19 @@ test: test-deps
 
 .PHONY: test
 
-# The suites of the filters, launch and bench's host logic again, on
-# programs built with AddressSanitizer and UBSan (any report aborts the
-# program, so its test fails). Part of `make test`.
+# The suites of the filters, launch, bench's host logic and its input
+# pipeline's pieces again, on programs built with AddressSanitizer and UBSan
+# (any report aborts the program, so its test fails). Part of `make test`.
+# Whole files: a test belongs to this run by the file it is in.
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 SAN_DIR := $(OBJ)/san
-SAN_SUITES := $(addprefix tests/,$(addsuffix .bats,grep-iters window median speedup table plot launch compare ranks))
+SAN_SUITES := $(addprefix tests/,$(addsuffix .bats,grep-iters window median speedup table plot launch compare ranks \
+	data-units))
+# bench's host logic: its programs link the CUDA libraries, whose start-up
+# maps memory where AddressSanitizer's shadow gap would be.
+SAN_HOST_SUITES := tests/bench-host.bats
 SAN_PROGS := $(FILTERS) test-arena-check test-gpu-host $(if $(CUDA_FOUND),check-gpu-compare) \
 	test-data-check imagenet-synthetic
-# bench's host logic: the memory plan's checker, loss scaling, the layout
-# maps, convolution shapes, pooling windows and check-gpu's comparison.
-SAN_HOST_TESTS := memory plan|arena|loss scale|loss-scale|cudnnFind|index maps|padded|pooling|tolerances|check-gpu-compare (passes|fails|says|refuses)|32-bit|warp-per-row|local rank|batch norm runs|bounded wait
-# bench's input pipeline, piece by piece (bin/test-data-check: no bench run).
-SAN_DATA_TESTS := crop box|decoded|grayscale|reduced DCT|SIMD scales|shards|same seed|own label|numbered|imagenet-synthetic writes
 
 test-sanitize:
 	@$(MAKE) --no-print-directory CUDA_QUIET=1 BIN=$(SAN_DIR)/bin OBJ=$(SAN_DIR) \
@@ -33,7 +33,5 @@ test-sanitize:
 	BIN_UNDER_TEST=$(abspath $(SAN_DIR)/bin) ASAN_OPTIONS=detect_leaks=0 \
 		$(BATS) $(BATS_FLAGS) $(SAN_SUITES)
 	BIN_UNDER_TEST=$(abspath $(SAN_DIR)/bin) ASAN_OPTIONS=detect_leaks=0,protect_shadow_gap=0 \
-		$(BATS) $(BATS_FLAGS) -f '$(SAN_HOST_TESTS)' tests/bench.bats tests/bench-cuda.bats
-	BIN_UNDER_TEST=$(abspath $(SAN_DIR)/bin) ASAN_OPTIONS=detect_leaks=0 \
-		$(BATS) $(BATS_FLAGS) -f '$(SAN_DATA_TESTS)' tests/data.bats
+		$(BATS) $(BATS_FLAGS) $(SAN_HOST_SUITES)
 .PHONY: test-sanitize
