@@ -10,24 +10,13 @@
 
 bats_require_minimum_version 1.5.0
 load helper
+load data-tree
 
-PY=/usr/bin/python3
 REF="$ROOT/tests/data_reference.py"
 
 need_torch() {
 	"$PY" -c 'import torch, torchvision, PIL' 2>/dev/null ||
 		skip "python3-torchvision not installed"
-}
-
-setup_file() {
-	local bin="${BIN_UNDER_TEST:-$ROOT/bin}"
-	"$bin/imagenet-synthetic" -n 12 -c 2 -s 5 "$BATS_FILE_TMPDIR/tree" 2>/dev/null
-}
-
-setup() {
-	common_setup
-	TREE="$BATS_FILE_TMPDIR/tree"
-	IMG="$TREE/n00000001/n00000001_2.JPEG"
 }
 
 @test "the crop box is torchvision's RandomResizedCrop on the same draws, the fallback included" {

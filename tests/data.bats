@@ -7,19 +7,7 @@
 
 bats_require_minimum_version 1.5.0
 load helper
-
-PY=/usr/bin/python3
-
-setup_file() {
-	local bin="${BIN_UNDER_TEST:-$ROOT/bin}"
-	"$bin/imagenet-synthetic" -n 12 -c 2 -s 5 "$BATS_FILE_TMPDIR/tree" 2>/dev/null
-}
-
-setup() {
-	common_setup
-	TREE="$BATS_FILE_TMPDIR/tree"
-	IMG="$TREE/n00000001/n00000001_2.JPEG"
-}
+load data-tree
 
 # a tree of one class holding $1 (a file), for bad input
 one_file_tree() {
