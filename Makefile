@@ -3,6 +3,7 @@
 #   make                               build, then a real small table on this machine
 #   make results/4n8g_b128_fp32.md     the ladder 1n1g … 4n8g; runs only missing logs
 #   make results/4n8g_b128_fp32.json   the same as DLPerf's result JSON
+#   make results/4n8g_b128_fp32.tsv    the speedup records every view above and below reads
 #   make results/compare_b128_fp32.md  every framework with logs, side by side
 #   make results/4n8g_b128_fp32.svg    the plot (gnuplot; .gp beside it re-plots)
 #   make results/4n8g_b128_fp32.html   one self-contained page: table, plot, noise,
@@ -19,7 +20,8 @@
 # data/dlperf TSV for a "published" column).
 #
 # Each part of the tree brings its own make fragment: lib/lib.mk (the shared
-# library), filters/filters.mk (the six filters), bench/bench.mk and
+# library), filters/filters.mk (the nine filters: launch grep-iters window
+# median speedup table plot ranks compare), bench/bench.mk and
 # bench/cuda/cuda.mk (the native trainer), pipelines/*.mk (one per
 # framework), tests/tests.mk (suites), tests/perf/perf.mk (benchmarks).
 
@@ -48,14 +50,20 @@ OBJ := build
 # -MMD records the headers it read, so a header change rebuilds what uses
 # it. A part that needs more flags sets XCFLAGS for its objects.
 #
-# Objects depend on the flags they were built with (git's GIT-CFLAGS idea),
-# one template for C and CUDA: $(call track_flags,NAME,TEXT) is the rule of
-# $(OBJ)/.flags-NAME, rewritten only when TEXT changes.
+# A word for sh: in single quotes, a ' in it as '\''.
+shq = '$(subst ','\'',$(1))'
 
+# What is made depends on the flags it was made with (git's GIT-CFLAGS
+# idea), one template for C, CUDA and the results: $(call
+# track_flags,NAME,TEXT[,DIR]) is the rule of DIR/.flags-NAME (DIR: $(OBJ)
+# unless given), which holds TEXT. The file is compared with TEXT as make
+# reads this Makefile: only when they differ is it rewritten and what
+# depends on it made again, so make -n shows only what a make would do.
+track_same = $(and $(findstring x$(1),x$(2)),$(findstring x$(2),x$(1)))
 define track_flags
-$(OBJ)/.flags-$(1): FORCE
-	@mkdir -p $$(@D); f='$(2)'; \
-	[ -f $$@ ] && [ "$$$$(cat $$@)" = "$$$$f" ] || echo "$$$$f" > $$@
+$(or $(3),$(OBJ))/.flags-$(1):$(if $(call track_same,$(strip $(2)),$(if \
+	$(wildcard $(or $(3),$(OBJ))/.flags-$(1)),$(file <$(or $(3),$(OBJ))/.flags-$(1)))),, FORCE)
+	@mkdir -p $$(@D); printf '%s\n' $(call shq,$(strip $(2))) > $$@
 endef
 FORCE:
 $(eval $(call track_flags,c,$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)))
@@ -156,9 +164,15 @@ PUBLISHED ?=
 # median downstream.
 GREP_FLAGS = $(if $(COMPAT),-c $(COMPAT)) $(if $(ALIAS),-a $(ALIAS))
 TABLE_FLAGS = $(if $(PUBLISHED),-p $(PUBLISHED))
-FILTER_BINS := $(addprefix $(BIN)/,grep-iters window median speedup table)
+RECORD_BINS := $(addprefix $(BIN)/,grep-iters window median speedup)
+# $(call run_records,LOGS): one throughput per run of LOGS, read with COMPAT,
+# ALIAS and WINDOW; what every result and make compare (filters.mk) read.
+run_records = $(BIN)/grep-iters $(GREP_FLAGS) $(1) | $(BIN)/window $(WINDOW)
 
-# 4n8g_b128_fp32 → 4 8 128 fp32 (no precision name contains "n" or "g_b").
+# The key's grammar is lib/key.c's, as lib/key.mk (lib/lib.mk) gives it:
+# KEY_PATTERN, KEY_SHAPE.
+# 4n8g_b128_fp32 → 4 8 128 fp32 (no precision contains "n" or "_": key.mk's
+# generator checks).
 key_parts = $(subst _, ,$(subst g_b, ,$(subst n, ,$(1))))
 key_nodes = $(word 1,$(call key_parts,$(1)))
 key_gpus = $(word 2,$(call key_parts,$(1)))
@@ -171,7 +185,7 @@ key_suffix = _b$(word 3,$(call key_parts,$(1)))_$(word 4,$(call key_parts,$(1)))
 # when KEY is not a key.
 comma := ,
 ladders_of = $(shell for key in $(1); do \
-	if ! [[ $$key =~ ^[1-9][0-9]*n[1-9][0-9]*g_b[1-9][0-9]*_(fp32|tf32|amp|bf16|fp16)$$ ]]; \
+	if ! [[ $$key =~ ^$(KEY_PATTERN)$$ ]]; \
 	then echo "$$key=!"; continue; fi; \
 	n=$${key%%n*}; g=$${key#*n}; g=$${g%%g_*}; s=_$${key#*g_}; out=; k=1; \
 	while [ $$k -lt $$g ]; do out=$$out,1n$${k}g$$s; k=$$((k * 2)); done; out=$$out,1n$${g}g$$s; \
@@ -200,9 +214,6 @@ endif
 # a lock named after its host file (they would share devices and cores).
 RUN_LOCK = $(LOGDIR)/.lock-$(if $(HOSTS),$(notdir $(HOSTS)),localhost)
 
-# A word for sh: in single quotes, a ' in it as '\''.
-shq = '$(subst ','\'',$(1))'
-
 # $(call py_versions,PYTHON,pkg pkg ...): a pipeline's <fw>_VERSIONS (launch -v):
 # "name=version" of those Python packages that are installed, from their
 # metadata (importing a framework takes seconds).
@@ -211,6 +222,8 @@ py_versions = $(1) -c 'import importlib.metadata as m; [print(d.metadata["Name"]
 
 # run_rule KEY: how one log of KEY comes to be. The log is written to a
 # temporary file and renamed, so a failed or interrupted run leaves none.
+# The figure of its progress line is the run's own summary line (bench's
+# "# summary ... samples_per_s=X"); a log without one gets the time alone.
 define run_rule
 $(LOGDIR)/$(FRAMEWORK)/$(1)/%.log: | $$($(FRAMEWORK)_DEPS) $(BIN)/launch
 	@mkdir -p $$(@D) $(LOGDIR)
@@ -221,82 +234,92 @@ $(LOGDIR)/$(FRAMEWORK)/$(1)/%.log: | $$($(FRAMEWORK)_DEPS) $(BIN)/launch
 		$$($(FRAMEWORK)_CMD) > $$@.tmp || { rc=$$$$?; rm -f $$@.tmp; \
 		echo "make: $(FRAMEWORK) $(1) run $$* failed (exit $$$$rc); no log kept" >&2; exit $$$$rc; }; \
 	mv $$@.tmp $$@; \
-	echo "run: $(FRAMEWORK) $(1) #$$* done in $$$$(( $$$$(date +%s) - start )) s:" \
-		"$$$$($(BIN)/grep-iters -f $$($(FRAMEWORK)_FORMAT) $$@ | $(BIN)/window $(WINDOW) | grep -v '^#' | cut -f4) samples/s" >&2
+	rate=$$$$(sed -n '/^# summary /{s/.* samples_per_s=\([0-9.]*\).*/\1/p;q}' $$@); \
+	echo "run: $(FRAMEWORK) $(1) #$$* done in $$$$(( $$$$(date +%s) - start )) s$$$${rate:+: $$$$rate samples/s (its summary)}" >&2
 endef
 
-# $(call records,LOGS,WINDOW FLAGS): the speedup records of these logs, the
-# one stream table, plot and the page read.
-records = $(BIN)/grep-iters $(GREP_FLAGS) $(1) | $(BIN)/window $(2) | $(BIN)/median | $(BIN)/speedup
+# One intermediate per result: $(RESULTS)/NAME.tsv holds the speedup
+# records of its logs with their meta lines, made once; the table, JSON,
+# plot and page are views of it. A make with other flags or other logs
+# (COMPAT, ALIAS, WINDOW; FRAMEWORK, LOGDIR, RUNS) makes each .tsv of that
+# folder again: $(RESULTS)/.flags-tsv holds them (track_flags), as
+# $(RESULTS)/.flags-views holds what the views add (PUBLISHED).
+TSV_FLAGS = $(GREP_FLAGS) | $(WINDOW) | $(FRAMEWORK) $(LOGDIR) $(RUNS)
+VIEW_DEPS = $(RESULTS)/.flags-views $(PUBLISHED)
 
-# result_rule KEY: the table and JSON of KEY's ladder.
-define result_rule
-$(RESULTS)/$(1).md $(RESULTS)/$(1).json: $(call ladder_logs,$(1)) $(FILTER_BINS)
+# A result's command writes $@.tmp, renamed to $@ once whole; a failure
+# leaves neither (.DELETE_ON_ERROR sees only $@).
+to_tmp = > $@.tmp || { rm -f $@.tmp; false; }
+
+# tsv_rule NAME,LOGS,WHAT: $(RESULTS)/NAME.tsv from LOGS (WHAT names them
+# when there are none).
+define tsv_rule
+$(RESULTS)/$(1).tsv: $(2) $(RECORD_BINS) $(RESULTS)/.flags-tsv
 	@mkdir -p $$(@D)
-	$(call records,$$(filter %.log,$$^),$(WINDOW)) \
-		| $(BIN)/table $$(if $$(filter %.json,$$@),-s json,$(TABLE_FLAGS)) > $$@.tmp
+	$$(if $$(filter %.log,$$^),,$$(error no logs of $(3) under $(LOGDIR)))
+	$(call run_records,$$(filter %.log,$$^)) | $(BIN)/median | $(BIN)/speedup $$(to_tmp)
 	@mv $$@.tmp $$@
-	@cat $$@$$(if $$(filter %.json,$$@),; echo)
 endef
 ladder_logs = $(foreach k,$(call ladder_from,$(1),$(LADDERS)),$(call logs_of,$(k)))
 
-# compare_rule b<B>_<prec>: every framework that has logs of that batch and
-# precision, side by side (nothing is run for it).
-define compare_rule
-$(RESULTS)/compare_$(1).md: $(sort $(wildcard $(LOGDIR)/*/*_$(1)/*.log)) $(FILTER_BINS)
-	@mkdir -p $$(@D)
-	$$(if $$(filter %.log,$$^),,$$(error no logs of *_$(1) under $(LOGDIR)))
-	$(BIN)/grep-iters $(GREP_FLAGS) $$(filter %.log,$$^) | $(BIN)/window \
-		| $(BIN)/median | $(BIN)/speedup | $(BIN)/table -s compare > $$@.tmp
-	@mv $$@.tmp $$@
-	@cat $$@
-endef
-
-# plot_rule KEY: plot's gnuplot script of KEY's ladder (its data inline, from
-# the table's records; .svg: gnuplot draws it, and a person can re-plot it by
-# hand) and the page: table, plot inline, noise, environment, method.
-define plot_rule
-$(RESULTS)/$(1).gp: $(call ladder_logs,$(1)) $(FILTER_BINS) $(BIN)/plot
-	@mkdir -p $$(@D)
-	$(call records,$$(filter %.log,$$^),$(WINDOW)) | $(BIN)/plot $(TABLE_FLAGS) > $$@.tmp
-	@mv $$@.tmp $$@
-$(RESULTS)/$(1).html: $(RESULTS)/$(1).md $(RESULTS)/$(1).svg $(call ladder_logs,$(1)) \
-		$(FILTER_BINS) $(BIN)/plot
-	$(call records,$$(filter %.log,$$^),$(WINDOW)) \
-		| $(BIN)/plot -s page -t $(RESULTS)/$(1).md -g $(RESULTS)/$(1).svg > $$@.tmp
-	@mv $$@.tmp $$@
-endef
-
-# compare_plot_rule b<B>_<prec>: the frameworks side by side, as a plot.
-define compare_plot_rule
-$(RESULTS)/compare_$(1).gp: $(sort $(wildcard $(LOGDIR)/*/*_$(1)/*.log)) $(FILTER_BINS) $(BIN)/plot
-	@mkdir -p $$(@D)
-	$$(if $$(filter %.log,$$^),,$$(error no logs of *_$(1) under $(LOGDIR)))
-	$(call records,$$(filter %.log,$$^)) | $(BIN)/plot -s compare > $$@.tmp
-	@mv $$@.tmp $$@
-endef
-
-GNUPLOT := gnuplot
-$(RESULTS)/%.svg: $(RESULTS)/%.gp
-	$(GNUPLOT) $< > $@.tmp
-	@mv $@.tmp $@
-
 # Rules are generated only for the results asked for, so make -n with a
 # thousand configurations' logs present stays fast.
-RESULT_GOALS := $(filter $(addprefix $(RESULTS)/%.,md json gp svg html),$(MAKECMDGOALS))
+RESULT_GOALS := $(filter $(addprefix $(RESULTS)/%.,tsv md json gp svg html),$(MAKECMDGOALS))
 RESULT_KEYS := $(sort $(filter-out compare_%,$(basename $(notdir $(RESULT_GOALS)))))
 COMPARE_KEYS := $(sort $(filter compare_%,$(basename $(notdir $(RESULT_GOALS)))))
 LADDERS := $(if $(RESULT_KEYS),$(call ladders_of,$(RESULT_KEYS)))
 $(foreach k,$(RESULT_KEYS),$(if $(filter $(k)=!,$(LADDERS)),\
-	$(error $(RESULTS)/$(k): not a configuration key <N>n<G>g_b<B>_<fp32|tf32|amp|bf16|fp16>)))
-$(foreach k,$(RESULT_KEYS),$(eval $(call result_rule,$(k)))$(eval $(call plot_rule,$(k))))
-$(foreach k,$(COMPARE_KEYS),$(eval $(call compare_rule,$(patsubst compare_%,%,$(k))))\
-	$(eval $(call compare_plot_rule,$(patsubst compare_%,%,$(k)))))
+	$(error $(RESULTS)/$(k): not a configuration key $(KEY_SHAPE))))
+ifneq ($(RESULT_KEYS)$(COMPARE_KEYS),)
+$(eval $(call track_flags,tsv,$(TSV_FLAGS),$(RESULTS)))
+$(eval $(call track_flags,views,$(TABLE_FLAGS),$(RESULTS)))
+endif
+$(foreach k,$(RESULT_KEYS),$(eval $(call tsv_rule,$(k),$(call ladder_logs,$(k)),$(k)'s ladder)))
+# compare_b<B>_<prec>: every framework that has logs of that batch and
+# precision, side by side (nothing is run for it).
+$(foreach k,$(COMPARE_KEYS),$(eval $(call tsv_rule,$(k),\
+	$(sort $(wildcard $(LOGDIR)/*/*_$(patsubst compare_%,%,$(k))/*.log)),*_$(patsubst compare_%,%,$(k)))))
 ifeq ($(DLPERF_TREE),)
 $(foreach k,$(sort $(foreach k,$(RESULT_KEYS),$(call ladder_from,$(k),$(LADDERS)))),\
 	$(eval $(call run_rule,$(k))))
 endif
 
+# The views, for the results asked for: $(call asked,KEYS,.EXT).
+asked = $(foreach k,$(1),$(RESULTS)/$(k)$(2))
+
+# KEY.md and KEY.json: the ladder's table (PUBLISHED's column) and DLPerf's
+# result JSON; compare_*.md: the frameworks side by side.
+$(call asked,$(RESULT_KEYS),.md): $(RESULTS)/%.md: $(RESULTS)/%.tsv $(BIN)/table $(VIEW_DEPS)
+	$(BIN)/table $(TABLE_FLAGS) $< $(to_tmp)
+	@mv $@.tmp $@
+	@cat $@
+$(call asked,$(RESULT_KEYS),.json): $(RESULTS)/%.json: $(RESULTS)/%.tsv $(BIN)/table
+	$(BIN)/table -s json $< $(to_tmp)
+	@mv $@.tmp $@
+	@cat $@; echo
+$(call asked,$(COMPARE_KEYS),.md): $(RESULTS)/%.md: $(RESULTS)/%.tsv $(BIN)/table
+	$(BIN)/table -s compare $< $(to_tmp)
+	@mv $@.tmp $@
+	@cat $@
+
+# KEY.gp: plot's gnuplot script, its data inline (.svg: gnuplot draws it,
+# and a person can re-plot it by hand); compare_*.gp the frameworks side by
+# side; KEY.html the page: table, plot inline, noise, environment, method.
+$(call asked,$(RESULT_KEYS),.gp): $(RESULTS)/%.gp: $(RESULTS)/%.tsv $(BIN)/plot $(VIEW_DEPS)
+	$(BIN)/plot $(TABLE_FLAGS) $< $(to_tmp)
+	@mv $@.tmp $@
+$(call asked,$(COMPARE_KEYS),.gp): $(RESULTS)/%.gp: $(RESULTS)/%.tsv $(BIN)/plot
+	$(BIN)/plot -s compare $< $(to_tmp)
+	@mv $@.tmp $@
+$(call asked,$(RESULT_KEYS),.html): $(RESULTS)/%.html: $(RESULTS)/%.tsv $(RESULTS)/%.md \
+		$(RESULTS)/%.svg $(BIN)/plot
+	$(BIN)/plot -s page -t $(RESULTS)/$*.md -g $(RESULTS)/$*.svg $< $(to_tmp)
+	@mv $@.tmp $@
+
+GNUPLOT := gnuplot
+$(RESULTS)/%.svg: $(RESULTS)/%.gp
+	$(GNUPLOT) $< $(to_tmp)
+	@mv $@.tmp $@
 
 # ---- the default job ---------------------------------------------------
 #

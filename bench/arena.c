@@ -1,18 +1,13 @@
 /*
- * bench/arena.c: the memory plan of the model's table (model.h) — every
- * activation and gradient placed in one arena by its lifetime — and the
- * walks over the table through the backend's ops (backend.h): forward,
- * backward with gradients handed on as they become final. Reads and writes
- * nothing but memory.
+ * bench/arena.c: the memory plan of the model's table (model.h): every
+ * activation and gradient placed in one arena by its lifetime, the flat
+ * buffers allocated, and every layer's op planned on the backend
+ * (backend.h). Reads and writes nothing but memory.
  */
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "lib.h"
 #include "model.h"
-#include "profile.h"
 
 /*
  * Activations and their gradients share one arena, each buffer placed by
@@ -196,79 +191,4 @@ void model_release(model *m)
 	bk_free(m->stats);
 	bk_free(m->labels);
 	bk_free(m->acts);
-}
-
-void model_forward(model *m, float label_smoothing, float scale)
-{
-	for (int i = 0; i < m->nlayers; i++) {
-		layer *l = &m->layers[i];
-		switch (l->kind) {
-		case L_CONV:
-			prof_at(i, PK_CONV_FWD);
-			bk_conv_forward(l->op);
-			break;
-		case L_BN:
-		case L_BN_RELU:
-		case L_BN_ADD_RELU:
-			prof_at(i, PK_BN_FWD);
-			bk_bn_forward(l->op);
-			break;
-		case L_MAXPOOL:
-			prof_at(i, PK_POOL_FWD);
-			bk_maxpool_forward(l->op);
-			break;
-		case L_AVGPOOL:
-			prof_at(i, PK_POOL_FWD);
-			bk_avgpool_forward(l->op);
-			break;
-		case L_FC:
-			prof_at(i, PK_FC_FWD);
-			bk_fc_forward(l->op);
-			break;
-		}
-	}
-	prof_at(PROF_NONE, PK_LOSS);
-	tensor *z = &m->tensors[m->logits];
-	bk_softmax_ce(z->t, m->labels, label_smoothing, scale, z->d);
-}
-
-void model_backward(model *m, void (*ready)(void *ctx, size_t off), void *ctx)
-{
-	size_t done = m->nparams;
-	for (int i = m->nlayers - 1; i >= 0; i--) {
-		layer *l = &m->layers[i];
-		switch (l->kind) {
-		case L_CONV:
-			prof_at(i, PK_CONV_BWD_WEIGHTS);
-			bk_conv_backward_weights(l->op);
-			if (l->x != m->input) {
-				prof_at(i, PK_CONV_BWD_DATA);
-				bk_conv_backward_data(l->op);
-			}
-			break;
-		case L_BN:
-		case L_BN_RELU:
-		case L_BN_ADD_RELU:
-			prof_at(i, PK_BN_BWD);
-			bk_bn_backward(l->op);
-			break;
-		case L_MAXPOOL:
-			prof_at(i, PK_POOL_BWD);
-			bk_maxpool_backward(l->op);
-			break;
-		case L_AVGPOOL:
-			prof_at(i, PK_POOL_BWD);
-			bk_avgpool_backward(l->op);
-			break;
-		case L_FC:
-			prof_at(i, PK_FC_BWD);
-			bk_fc_backward(l->op);
-			break;
-		}
-		if (l->ready < done) {
-			done = l->ready;
-			if (ready)
-				ready(ctx, done);
-		}
-	}
 }

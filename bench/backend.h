@@ -1,7 +1,8 @@
 /*
- * bench/backend.h: the one interface of ops. The model (bench/model.c) and
- * the trainer (bench/main.c) call only these; bench/cpu/backend.c implements
- * them on oneDNN, bench/cuda/ on cuDNN + cuBLAS + kernels of its own.
+ * bench/backend.h: the one interface of ops. The model's plan and walks
+ * (bench/arena.c, step.c) and the trainer (bench/main.c) call only these;
+ * bench/cpu/ implements them on oneDNN, bench/cuda/ on cuDNN + cuBLAS +
+ * kernels of its own.
  *
  * Rules every backend keeps:
  * - "Device memory" is what bk_malloc returns (host memory on the CPU). The
@@ -39,6 +40,9 @@ enum bk_precision {
 		    bf16 on the CPU, fp16 with loss scaling on CUDA */
 	BK_BF16, /* bf16 compute, fp32 master weights */
 };
+/* Their names, in the enum's order: --precision's choices (flags.c), the
+ * log's precision= (main.c), the backends' messages. */
+static const char *const bk_precision_names[] = {"fp32", "tf32", "amp", "bf16", NULL};
 
 typedef struct bk_config {
 	int precision;  /* enum bk_precision */

@@ -18,14 +18,15 @@ $(eval $(call track_flags,bench,$(BENCH_XCFLAGS) $(BENCH_LIBS)))
 # bench/data/: the input pipeline of bench --data, on libjpeg-turbo's libjpeg
 # API (bench/data/data.mk: the generator and the test driver).
 DATA_OBJ := $(call objs,$(filter-out bench/data/synth.c,$(wildcard bench/data/*.c)))
-BENCH_CORE_OBJ := $(call objs,bench/main.c bench/flags.c bench/export.c bench/model.c bench/arena.c \
-	bench/profile.c bench/cost.c bench/allreduce/allreduce.c) $(DATA_OBJ)
+BENCH_CORE_OBJ := $(call objs,bench/main.c bench/flags.c bench/env.c bench/export.c bench/model.c \
+	bench/arena.c bench/step.c bench/synthetic.c bench/profile.c bench/cost.c \
+	bench/allreduce/allreduce.c) $(DATA_OBJ)
 BENCH_CPU_OBJ := $(call objs,$(wildcard bench/cpu/*.c))
 BENCH_OBJ := $(BENCH_CORE_OBJ) $(BENCH_CPU_OBJ)
 ALLREDUCE_OBJ := $(call objs,bench/allreduce/main.c bench/allreduce/allreduce.c bench/profile.c \
 	bench/cost.c)
 ARENA_CHECK_OBJ := $(call objs,tests/drivers/arena-check.c bench/model.c bench/arena.c \
-	bench/profile.c bench/cost.c)
+	bench/step.c bench/profile.c bench/cost.c)
 
 $(sort $(BENCH_OBJ) $(ALLREDUCE_OBJ) $(ARENA_CHECK_OBJ)): XCFLAGS := $(BENCH_XCFLAGS)
 $(sort $(BENCH_OBJ) $(ALLREDUCE_OBJ) $(ARENA_CHECK_OBJ)): $(OBJ)/.flags-bench
@@ -42,7 +43,8 @@ $(BIN)/bench-allreduce: $(ALLREDUCE_OBJ) $(BENCH_CPU_OBJ) $(LIBDLBENCH) | $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(BENCH_LIBS)
 
 # bin/test-arena-check: arena.c's memory plan under a backend that does no
-# arithmetic and checks every read against the last write (tests/bench.bats).
+# arithmetic and checks every read of step.c's walks against the last write
+# (tests/bench.bats).
 $(BIN)/test-arena-check: $(ARENA_CHECK_OBJ) $(LIBDLBENCH) | $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -fopenmp -lm
 

@@ -20,27 +20,34 @@ enum flag_kind {
 	F_I64,    /* long long field, an integer in [lo, hi] */
 	F_NUM,    /* double field, a number in [lo, hi] */
 	F_STR,    /* const char * field, the value as given */
-	F_CHOICE, /* int field = lo + the index of the value among arg's '|'-separated words */
+	F_CHOICE, /* int field = lo + the index of the value among the choices */
 	F_MODE,   /* int field = 1, and the synopsis of its own flags (allreduce.h) */
 };
 
 struct flag {
 	const char *name;
 	int kind;
-	size_t off;      /* of the field in config */
-	double lo, hi;   /* exact in a double: integers up to 2^53 */
-	const char *arg; /* the value in the usage; F_CHOICE: the choices */
+	size_t off;                 /* of the field in config */
+	double lo, hi;              /* exact in a double: integers up to 2^53 */
+	const char *arg;            /* the value in the usage, NULL: none */
+	const char *const *choices; /* F_CHOICE: the words, NULL-terminated */
 };
 
 /* One line: clang-format would take the braces for a block. */
 /* clang-format off */
-#define FLAG(name, kind, field, lo, hi, arg) {name, kind, offsetof(config, field), lo, hi, arg}
+#define FLAG(name, kind, field, lo, hi, arg) {name, kind, offsetof(config, field), lo, hi, arg, NULL}
+#define CHOICE(name, field, lo, words) {name, F_CHOICE, offsetof(config, field), lo, 0, NULL, words}
 /* clang-format on */
+
+/* --layout's and --conv-algo's words, in their enums' order (backend.h);
+ * --precision's are backend.h's bk_precision_names. */
+static const char *const layouts[] = {"blocked", "nhwc", NULL};
+static const char *const conv_algos[] = {"find", "direct", "winograd", NULL};
 
 static const struct flag flags[] = {
 	FLAG("--describe", F_SWITCH, describe, 0, 0, NULL),
 	FLAG("--batch", F_INT, batch, 1, 65536, "B"),
-	FLAG("--precision", F_CHOICE, precision, BK_FP32, 0, "fp32|tf32|amp|bf16"),
+	CHOICE("--precision", precision, BK_FP32, bk_precision_names),
 	FLAG("--image", F_INT, image, 32, 4096, "PX"),
 	FLAG("--classes", F_INT, classes, 2, 1000000, "K"),
 	FLAG("--iters", F_INT, iters, 1, 100000000, "N"),
@@ -54,8 +61,8 @@ static const struct flag flags[] = {
 	FLAG("--lr-warmup", F_INT, lr_warmup, 0, 100000000, "N"),
 	FLAG("--shard", F_INT, shard, 0, 1000000, "R"),
 	FLAG("--bucket-mb", F_NUM, bucket_mb, 0.001, 1e6, "X"),
-	FLAG("--layout", F_CHOICE, layout, BK_LAYOUT_BLOCKED, 0, "blocked|nhwc"),
-	FLAG("--conv-algo", F_CHOICE, conv_algo, BK_CONV_FIND, 0, "find|direct|winograd"),
+	CHOICE("--layout", layout, BK_LAYOUT_BLOCKED, layouts),
+	CHOICE("--conv-algo", conv_algo, BK_CONV_FIND, conv_algos),
 	FLAG("--workspace-mb", F_NUM, workspace_mb, 1, 1e7, "MB"),
 	FLAG("--verbose", F_SWITCH, verbose, 0, 0, NULL),
 	FLAG("--rank-times", F_SWITCH, rank_times, 0, 0, NULL),
@@ -100,13 +107,32 @@ static void syn_word(const char *name, const char *arg)
 	syn_put(w);
 }
 
+/* f's choices in buf, joined by sep, the last two by last: "fp32|tf32|amp|bf16",
+ * "fp32, tf32, amp or bf16". */
+static const char *choices_joined(const struct flag *f, const char *sep, const char *last,
+				  char *buf, size_t n)
+{
+	size_t k = 0;
+	buf[0] = '\0';
+	for (int i = 0; f->choices[i] && k < n; i++)
+		k += (size_t)snprintf(buf + k, n - k, "%s%s",
+				      i == 0              ? ""
+				      : f->choices[i + 1] ? sep
+							  : last,
+				      f->choices[i]);
+	return buf;
+}
+
 void flags_usage(void)
 {
 	const struct flag *mode = NULL;
+	char words[128];
 	syn_put("bench");
 	for (const struct flag *f = flags; f < flags + NFLAGS; f++) {
 		if (f->kind == F_MODE)
 			mode = f;
+		else if (f->kind == F_CHOICE)
+			syn_word(f->name, choices_joined(f, "|", "|", words, sizeof words));
 		else
 			syn_word(f->name, f->arg);
 	}
@@ -146,30 +172,16 @@ static long long int_value(const struct flag *f, const char *v)
 	return n;
 }
 
-/* The value's index among f->arg's choices, plus f->lo; else "'fp16' is
- * not fp32, tf32, amp or bf16". */
+/* The value's index among f's choices, plus f->lo; else "'fp16' is not
+ * fp32, tf32, amp or bf16". */
 static int choice_value(const struct flag *f, const char *v)
 {
-	int n = 0;
-	for (const char *p = f->arg; *p; n++) {
-		size_t len = strcspn(p, "|");
-		if (len == strlen(v) && !strncmp(p, v, len))
-			return (int)f->lo + n;
-		p += len + (p[len] == '|');
-	}
+	for (int i = 0; f->choices[i]; i++)
+		if (!strcmp(f->choices[i], v))
+			return (int)f->lo + i;
 	char list[128];
-	size_t k = 0;
-	int i = 0;
-	for (const char *p = f->arg; *p; i++) {
-		size_t len = strcspn(p, "|");
-		k += (size_t)snprintf(list + k, sizeof list - k, "%s%.*s",
-				      i == 0       ? ""
-				      : i == n - 1 ? " or "
-						   : ", ",
-				      (int)len, p);
-		p += len + (p[len] == '|');
-	}
-	die_usage("%s: '%s' is not %s", f->name, v, list);
+	die_usage("%s: '%s' is not %s", f->name, v,
+		  choices_joined(f, ", ", " or ", list, sizeof list));
 }
 
 static void set(config *c, const struct flag *f, const char *v)
@@ -233,7 +245,7 @@ void flags_parse(config *c, int argc, char **argv)
 			warnf("unknown option '%s'", name);
 			usage();
 		}
-		int valued = !ours || f->arg;
+		int valued = !ours || f->arg || f->choices;
 		if (valued && i + 1 >= argc) {
 			warnf("%s needs a value", name);
 			usage();
@@ -270,14 +282,11 @@ void flags_parse(config *c, int argc, char **argv)
 static void choice_setting(const config *c, const char *name, const char *key, FILE *out)
 {
 	const struct flag *f = flag_find(name);
-	int v = *(const int *)((const char *)c + f->off) - (int)f->lo;
-	const char *p = f->arg;
-	for (int i = 0; i < v && *p; i++)
-		p += strcspn(p, "|") + (p[strcspn(p, "|")] == '|');
-	if (v < 0 || !*p)
-		fprintf(out, "# env node=0 setting.%s=default\n", key);
-	else
-		fprintf(out, "# env node=0 setting.%s=%.*s\n", key, (int)strcspn(p, "|"), p);
+	int v = *(const int *)((const char *)c + f->off) - (int)f->lo, n = 0;
+	while (f->choices[n])
+		n++;
+	fprintf(out, "# env node=0 setting.%s=%s\n", key,
+		v < 0 || v >= n ? "default" : f->choices[v]);
 }
 
 void flags_settings(const config *c, FILE *out)

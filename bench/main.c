@@ -1,28 +1,28 @@
 /*
- * bench/main.c: the trainer. Takes the flags (flags.c: one table gives
- * both the parsing and the usage), builds ResNet50 v1.5 (model.c) on the
- * backend chosen at build time (backend.h), makes a fixed synthetic batch per
- * rank, and trains: forward, backward with the gradient buckets summed over
- * ranks as soon as backward has produced them (comm.h), SGD. Writes bench's
- * log (doc/formats.md) on stdout from rank 0, banners and errors on stderr;
- * --describe prints the layer table; --export DIR writes the files of
- * doc/correctness.md (export.c); --allreduce runs the allreduce benchmark
- * instead of training (allreduce/allreduce.c); --data DIR trains on an
- * ImageFolder tree of JPEGs instead of the synthetic batch (data/data.h),
- * --data-only times the loader alone. --rank-times adds each
- * rank's compute time per step (the step less its wait for the gradient
- * sums) as "# ranks iter=N compute_s=r0,r1,..."; DLBENCH_SLOW_RANK=R:MS makes
- * rank R sleep MS ms in each step's compute, a slow rank on purpose (tests).
- * --profile adds where a step's time goes (profile.c), against the
- * bounds of --roof FILE (bin/perf-roof -s) when given.
- * DLBENCH_DATA_TRACE=PREFIX makes each rank R of a --data run list the
- * samples it trained on in PREFIX.R (data/data.h's trace; tests).
+ * bench/main.c: the trainer, read top to bottom in main(): the
+ * configuration (flags.c: one table gives the parsing and the usage;
+ * env.c: the environment and the test hooks), the set-up (ResNet50 v1.5 as
+ * a table, model.c; its memory plan, arena.c; on the backend chosen at
+ * build time, backend.h; a fixed synthetic batch per rank, synthetic.c, or
+ * an ImageFolder tree of JPEGs with --data DIR, data/data.h), the loop (a
+ * step: forward, backward with the gradient buckets summed over ranks as
+ * soon as backward has produced them, comm.h, SGD; step.c walks the table)
+ * and the end. Writes bench's log (doc/formats.md) on stdout from rank 0,
+ * banners and errors on stderr.
+ *
+ * Besides training: --describe prints the layer table; --allreduce runs the
+ * allreduce benchmark (allreduce/allreduce.c); --data-only times the loader
+ * alone. Within it: --export DIR writes the files of doc/correctness.md
+ * (export.c); --rank-times adds each rank's compute time per step (the step
+ * less its wait for the gradient sums) as "# ranks iter=N
+ * compute_s=r0,r1,..."; --profile adds where a step's time goes
+ * (profile.c), against the bounds of --roof FILE (bin/perf-roof -s) when
+ * given.
  */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,11 +31,13 @@
 #include "backend.h"
 #include "comm.h"
 #include "data/data.h"
+#include "env.h"
 #include "export.h"
 #include "flags.h"
 #include "lib.h"
 #include "model.h"
 #include "profile.h"
+#include "synthetic.h"
 
 /* Every error on any rank ends the whole job. */
 static void end_all_ranks(int status)
@@ -51,34 +53,188 @@ static double now(void)
 	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* ---- gradient buckets (model_buckets): started as soon as backward has
- * made every gradient in them final ---- */
+static void sleep_ms(long ms)
+{
+	struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+	while (nanosleep(&t, &t) != 0 && errno == EINTR)
+		;
+}
 
-typedef struct buckets {
-	float *grads;
-	size_t lo[COMM_MAX_PENDING], hi[COMM_MAX_PENDING];
-	int n, next; /* next to start, in backward order */
-} buckets;
+/* stdout flushed and checked: a full disk fails the run. */
+static int flushed(int rc)
+{
+	return fflush(stdout) == 0 && !ferror(stdout) ? rc : 1;
+}
+
+/* ---- the configuration and the modes that do not train ---- */
+
+/* What the flags leave to the run: --export's one step, the threads of
+ * each rank, its shard, the learning rate. */
+static void config_settle(config *c, int rank, int size)
+{
+	if (c->export_dir) {
+		export_check(c->export_dir);
+		c->iters = 1;
+		c->warmup = 0;
+		c->lr_warmup = 0;
+	}
+	if (c->threads == 0) {
+		long cores = sysconf(_SC_NPROCESSORS_ONLN);
+		c->threads = (int)(cores / comm_local_size());
+		if (c->threads < 1)
+			c->threads = 1;
+	}
+	if (c->loader_threads == 0)
+		c->loader_threads = c->threads;
+	if (c->shard < 0)
+		c->shard = rank;
+	if (c->lr < 0) /* Goyal et al.: 0.1 per 256 samples of global batch */
+		c->lr = 0.1 * c->batch * size / 256.0;
+}
 
 static size_t bucket_cap(double mb)
 {
 	return (size_t)(mb * 1048576.0 / sizeof(float));
 }
 
-static void buckets_plan(buckets *b, const model *m, double mb)
+/* --describe: the table, no backend. */
+static int describe(const config *c)
 {
-	b->grads = m->grads;
-	b->n = model_buckets(m, bucket_cap(mb), b->lo, b->hi, COMM_MAX_PENDING);
+	static model m;
+	model_build(&m, c->batch, c->image, c->classes);
+	if (comm_rank() == 0)
+		model_describe(&m, bucket_cap(c->bucket_mb), COMM_MAX_PENDING, stdout);
+	comm_finalize();
+	return flushed(0);
 }
 
-static void bucket_ready(void *ctx, size_t off)
+/* The backend for this configuration; returns 1 when it scales the loss. */
+static int backend_start(const config *c)
 {
-	buckets *b = ctx;
-	comm_poll();
-	while (b->next < b->n && b->lo[b->next] >= off) {
-		comm_allreduce_start(b->grads + b->lo[b->next], b->hi[b->next] - b->lo[b->next]);
-		b->next++;
+	int scaled = bk_can_scale_loss() && c->precision == BK_AMP;
+	if (c->loss_scale > 0) {
+		if (!scaled)
+			die_usage("--loss-scale: only with --precision amp on CUDA");
+		bk_set_loss_scale((float)c->loss_scale);
 	}
+	bk_config bc = {.precision = c->precision,
+			.threads = c->threads,
+			.local_rank = comm_local_rank(),
+			.verbose = c->verbose,
+			.layout = c->layout,
+			.conv_algo = c->conv_algo,
+			.workspace_mb = c->workspace_mb,
+			.graph = c->graph,
+			.nccl_high_priority = c->nccl_high,
+			.nccl_timeout = c->nccl_timeout};
+	bk_init(&bc);
+	return scaled;
+}
+
+/* bench --allreduce: the benchmark, no training. */
+static int allreduce(config *c)
+{
+	allreduce_check(&c->ar);
+	int rc = allreduce_run(&c->ar, stdout);
+	bk_finalize();
+	comm_finalize();
+	return flushed(rc);
+}
+
+/* --data: the loader over the tree, and --classes from it. */
+static loader *data_open(config *c, const bench_env *e, int rank, int size)
+{
+	loader_config lc = {.dir = c->data_dir,
+			    .batch = c->batch,
+			    .image = c->image,
+			    .threads = c->loader_threads,
+			    .prefetch = c->prefetch,
+			    .rank = rank,
+			    .world = size,
+			    .seed = (uint64_t)c->seed,
+			    .host_alloc = bk_host_alloc,
+			    .host_free = bk_host_free,
+			    .trace = e->trace[0] ? e->trace : NULL};
+	loader *ld = loader_open(&lc);
+	if (c->classes == 0)
+		c->classes = loader_classes(ld) < 2 ? 2 : loader_classes(ld);
+	else if (c->classes < loader_classes(ld))
+		die_usage("--classes: %d, but %s has %d classes", c->classes, c->data_dir,
+			  loader_classes(ld));
+	return ld;
+}
+
+/* The data's part of the log's header line. */
+static void data_desc(char *buf, size_t n, const config *c, const loader *ld)
+{
+	if (ld)
+		snprintf(buf, n, "data=%s images=%ld classes=%d loader_threads=%d prefetch=%d",
+			 c->data_dir, loader_images(ld), loader_classes(ld), c->loader_threads,
+			 c->prefetch);
+	else
+		snprintf(buf, n, "data=synthetic");
+}
+
+/* --data-only: the loader alone. */
+static int data_only(const config *c, loader *ld, int rank, int size)
+{
+	char data[4096];
+	data_desc(data, sizeof data, c, ld);
+	if (rank == 0)
+		printf("# bench data-only ranks=%d batch_per_device=%d image=%d %s\n", size,
+		       c->batch, c->image, data);
+	data_only_run(ld, c->batch, c->iters, c->warmup, rank);
+	loader_close(ld);
+	bk_finalize();
+	comm_finalize();
+	return flushed(0);
+}
+
+/* ---- the set-up ---- */
+
+/* What the loop works on. */
+typedef struct trainer {
+	const config *c;
+	model *m;
+	loader *ld; /* --data; NULL: the synthetic batch stays on the device */
+	/* the gradient buckets (model_buckets), each started as soon as
+	 * backward has made every gradient in it final */
+	size_t lo[COMM_MAX_PENDING], hi[COMM_MAX_PENDING];
+	int nbuckets, next; /* next to start, in backward order */
+	bk_op *sgd;
+	int rank, size, exporting;
+	long global_batch;
+	int capture_it; /* --graph: the step captured */
+	double *rank_s; /* --rank-times: every rank's compute (rank 0), else NULL */
+} trainer;
+
+/* The parameters and BN statistics, the same on every rank from --seed,
+ * and without --data the rank's fixed synthetic batch, onto the device;
+ * --export's files of them (rank 0). */
+static void load_start(const trainer *t)
+{
+	const config *c = t->c;
+	model *m = t->m;
+	float *host = xmalloc(m->nparams * sizeof(float));
+	float *stats = xmalloc(m->nstats * sizeof(float));
+	size_t img = (size_t)3 * c->image * c->image;
+	float *input = xmalloc((size_t)c->batch * img * sizeof(float));
+	int32_t *labels = xmalloc((size_t)c->batch * sizeof(int32_t));
+	model_init_params(m, host, stats, (uint64_t)c->seed);
+	bk_to_device(m->params, host, m->nparams * sizeof(float));
+	bk_to_device(m->stats, stats, m->nstats * sizeof(float));
+	if (!t->ld) {
+		synthetic_batch((uint64_t)c->seed, c->shard, c->batch, c->image, c->classes, input,
+				labels);
+		bk_tensor_write(m->tensors[m->input].t, input);
+		bk_to_device(m->labels, labels, (size_t)c->batch * sizeof(int32_t));
+	}
+	if (t->exporting)
+		export_start(c->export_dir, m, host, input, labels);
+	free(host);
+	free(stats);
+	free(input);
+	free(labels);
 }
 
 /* The update: one pass over the flat buffers, weight decay on the ranges
@@ -90,70 +246,137 @@ static bk_op *sgd_plan(const model *m)
 	return bk_sgd_plan(m->params, m->grads, m->momentum, m->nparams, lo, hi, n);
 }
 
-/* DLBENCH_SLOW_RANK=R:MS: the milliseconds this rank sleeps in each step
- * (0 unless R is this rank). */
-static long slow_rank_ms(int rank)
+/* Rank 0's banner on stderr, the log's header line and its settings. */
+static void log_header(const trainer *t)
 {
-	const char *v = getenv("DLBENCH_SLOW_RANK");
-	long r, ms;
-	if (!v || !*v)
-		return 0;
-	const char *colon = strchr(v, ':');
-	char rs[32];
-	if (!colon || (size_t)(colon - v) >= sizeof rs)
-		die("DLBENCH_SLOW_RANK=%s: want RANK:MILLISECONDS", v);
-	memcpy(rs, v, (size_t)(colon - v));
-	rs[colon - v] = '\0';
-	if (parse_long(rs, 0, 1L << 30, &r) != 0 || parse_long(colon + 1, 0, 3600000, &ms) != 0)
-		die("DLBENCH_SLOW_RANK=%s: want RANK:MILLISECONDS (0..3600000)", v);
-	return r == rank ? ms : 0;
+	const config *c = t->c;
+	char data[4096];
+	data_desc(data, sizeof data, c, t->ld);
+	warnf("%s, %d rank(s), %d thread(s) each, %zu parameters, %d gradient bucket(s), "
+	      "%.0f MB for activations and their gradients, lr %g",
+	      bk_name(), t->size, c->threads, t->m->nparams, t->nbuckets,
+	      t->m->acts_bytes / 1048576.0, c->lr);
+	printf("# bench model=resnet50 backend=%s nodes=%d gpus_per_node=%d "
+	       "batch_per_device=%d precision=%s image=%d %s\n",
+	       bk_name(), comm_nodes(), comm_local_size(), c->batch,
+	       bk_precision_names[c->precision], c->image, data);
+	flags_settings(c, stdout);
+	fflush(stdout);
 }
 
-static void sleep_ms(long ms)
+/* ---- the loop ---- */
+
+/* --data: the step's batch, copied in order with its ops. */
+static void feed(const trainer *t, double *waited)
 {
-	struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
-	while (nanosleep(&t, &t) != 0 && errno == EINTR)
-		;
+	const int32_t *lab;
+	const float *x = loader_next(t->ld, &lab, waited);
+	const model *m = t->m;
+	size_t img = (size_t)3 * t->c->image * t->c->image;
+	bk_to_device_async((char *)m->acts + m->tensors[m->input].off, x,
+			   img * sizeof(float) * (size_t)t->c->batch);
+	bk_to_device_async(m->labels, lab, (size_t)t->c->batch * sizeof(int32_t));
+}
+
+/* Backward's hook: start every bucket whose gradients are all final. */
+static void bucket_ready(void *ctx, size_t off)
+{
+	trainer *t = ctx;
+	comm_poll();
+	while (t->next < t->nbuckets && t->lo[t->next] >= off) {
+		comm_allreduce_start(t->m->grads + t->lo[t->next], t->hi[t->next] - t->lo[t->next]);
+		t->next++;
+	}
 }
 
 /* One step: forward, backward with the buckets, the update. replay: the
  * step is a captured graph, and bk_sgd_run launches it (--graph).
  * computed (--rank-times): the seconds since t0 when this rank's compute
  * ended, before it waits for the allreduce (0 in a replayed graph). */
-static void train_step(model *m, buckets *bu, bk_op *sgd, const config *c, int it,
-		       long global_batch, int exporting, int replay, double t0, double *computed)
+static void train_step(trainer *t, int it, int replay, double t0, double *computed)
 {
-	int size = comm_size();
+	const config *c = t->c;
 	if (!replay) {
-		model_forward(m, (float)c->label_smoothing, 1.0f / (float)global_batch);
-		bu->next = 0;
-		model_backward(m, size > 1 ? bucket_ready : NULL, bu);
+		model_forward(t->m, (float)c->label_smoothing, 1.0f / (float)t->global_batch);
+		t->next = 0;
+		model_backward(t->m, t->size > 1 ? bucket_ready : NULL, t);
 		if (computed) { /* a device's queued work is compute too */
 			bk_sync();
 			*computed = now() - t0;
 		}
-		if (size > 1) {
-			bucket_ready(bu, 0);
+		if (t->size > 1) {
+			bucket_ready(t, 0);
 			prof_at(PROF_NONE, PK_ALLREDUCE);
 			comm_allreduce_wait_all();
 		}
-		if (exporting)
-			export_gradients(c->export_dir, m);
+		if (t->exporting)
+			export_gradients(c->export_dir, t->m);
 	}
 	double lr = c->lr;
 	if (c->lr_warmup > 0 && it <= c->lr_warmup)
 		lr = c->lr * it / c->lr_warmup;
 	prof_at(PROF_NONE, PK_UPDATE);
-	bk_sgd_run(sgd, 1.0f, (float)lr, (float)c->momentum, (float)c->weight_decay);
+	bk_sgd_run(t->sgd, 1.0f, (float)lr, (float)c->momentum, (float)c->weight_decay);
 }
 
-static const char *precision_name(int p)
+/* The step, under --graph captured at capture_it and replayed after; a
+ * capture that failed runs the step uncaptured. */
+static void step(trainer *t, int it, double t0, double *computed)
 {
-	return p == BK_AMP ? "amp" : p == BK_BF16 ? "bf16" : p == BK_TF32 ? "tf32" : "fp32";
+	int capturing = t->c->graph && it == t->capture_it && bk_graph_begin();
+	train_step(t, it, bk_graph_ready(), t0, computed);
+	if (capturing && !bk_graph_end())
+		train_step(t, it, 0, t0, computed);
+}
+
+/* The step's lines of the log (rank 0): --rank-times' compute of every
+ * rank, then the iteration. */
+static void log_step(const trainer *t, int it, double loss, double step_s, double data_s,
+		     const struct timeval *tv, double computed)
+{
+	if (t->rank_s)
+		comm_gather(computed, t->rank_s);
+	if (t->rank == 0 && t->rank_s) {
+		printf("# ranks iter=%d compute_s=", it);
+		for (int r = 0; r < t->size; r++)
+			printf("%s%.4f", r ? "," : "", t->rank_s[r]);
+		putchar('\n');
+	}
+	if (t->rank == 0) {
+		printf("iter=%d loss=%.4f step_s=%.4f samples_per_s=%.2f ts=%lld.%06ld", it, loss,
+		       step_s, (double)t->global_batch / step_s, (long long)tv->tv_sec,
+		       (long)tv->tv_usec);
+		if (t->ld)
+			printf(" data_s=%.4f", data_s);
+		printf("\n");
+		fflush(stdout);
+	}
+}
+
+/* ---- the end ---- */
+
+/* The log's last lines (rank 0): the loss scale, the summary of the timed
+ * steps, --profile's table, the end with the peak memory over ranks. */
+static void log_end(const trainer *t, double timed, int scaled)
+{
+	const config *c = t->c;
+	long peak = (long)comm_max(bk_peak_mem_mb());
+	if (t->rank == 0 && scaled)
+		printf("# loss_scale=%g skipped_steps=%ld\n", (double)bk_loss_scale(),
+		       bk_skipped_steps());
+	if (t->rank == 0) {
+		int n = c->iters - c->warmup;
+		if (c->warmup > 0 || c->iters > 1)
+			printf("# summary warmup=%d timed_iters=%d samples_per_s=%.2f\n", c->warmup,
+			       n, timed > 0 ? (double)t->global_batch * n / timed : 0.0);
+		prof_report(stdout);
+		printf("# end iters=%d peak_mem_mb=%ld\n", c->iters, peak);
+	}
 }
 
 int main(int argc, char **argv)
 {
+	/* the configuration */
 	progname = "bench";
 	flags_usage();
 	comm_init(&argc, &argv);
@@ -161,181 +384,53 @@ int main(int argc, char **argv)
 	config c;
 	flags_parse(&c, argc, argv);
 	int rank = comm_rank(), size = comm_size();
-	long slow_ms = slow_rank_ms(rank);
+	bench_env env;
+	env_read(&env, rank, size);
+	if (c.describe)
+		return describe(&c);
+	config_settle(&c, rank, size);
+	int scaled = backend_start(&c);
+	if (c.allreduce)
+		return allreduce(&c);
+	loader *ld = c.data_dir ? data_open(&c, &env, rank, size) : NULL;
+	if (c.data_only)
+		return data_only(&c, ld, rank, size);
+
+	/* the set-up */
 	static model m;
-
-	/* launch says how many ranks the configuration has; a job that came up
-	 * with another count (a host file with too few slots, a bad srun) would
-	 * log the wrong configuration. */
-	const char *want = getenv("DLBENCH_WORLD");
-	long wanted;
-	if (want && (parse_long(want, 1, 1L << 30, &wanted) != 0 || wanted != size)) {
-		if (rank == 0)
-			warnf("DLBENCH_WORLD=%s but the job has %d rank%s", want, size,
-			      size == 1 ? "" : "s");
-		comm_abort(1);
-	}
-
-	if (c.describe) {
-		model_build(&m, c.batch, c.image, c.classes);
-		if (rank == 0)
-			model_describe(&m, bucket_cap(c.bucket_mb), COMM_MAX_PENDING, stdout);
-		comm_finalize();
-		return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
-	}
-	if (c.export_dir) {
-		export_check(c.export_dir);
-		c.iters = 1;
-		c.warmup = 0;
-		c.lr_warmup = 0;
-	}
-	if (c.threads == 0) {
-		long cores = sysconf(_SC_NPROCESSORS_ONLN);
-		c.threads = (int)(cores / comm_local_size());
-		if (c.threads < 1)
-			c.threads = 1;
-	}
-	if (c.loader_threads == 0)
-		c.loader_threads = c.threads;
-	if (c.shard < 0)
-		c.shard = rank;
-	if (c.lr < 0) /* Goyal et al.: 0.1 per 256 samples of global batch */
-		c.lr = 0.1 * c.batch * size / 256.0;
-
-	int scaled = bk_can_scale_loss() && c.precision == BK_AMP;
-	if (c.loss_scale > 0) {
-		if (!scaled)
-			die_usage("--loss-scale: only with --precision amp on CUDA");
-		bk_set_loss_scale((float)c.loss_scale);
-	}
-	bk_config bc = {.precision = c.precision,
-			.threads = c.threads,
-			.local_rank = comm_local_rank(),
-			.verbose = c.verbose,
-			.layout = c.layout,
-			.conv_algo = c.conv_algo,
-			.workspace_mb = c.workspace_mb,
-			.graph = c.graph,
-			.nccl_high_priority = c.nccl_high,
-			.nccl_timeout = c.nccl_timeout};
-	bk_init(&bc);
-	if (c.allreduce) { /* bench --allreduce: the benchmark, no training */
-		allreduce_check(&c.ar);
-		int rc = allreduce_run(&c.ar, stdout);
-		bk_finalize();
-		comm_finalize();
-		return fflush(stdout) == 0 && !ferror(stdout) ? rc : 1;
-	}
-	loader *ld = NULL;
-	if (c.data_dir) {
-		const char *tp = getenv("DLBENCH_DATA_TRACE");
-		char trace[4096];
-		if (tp && *tp &&
-		    snprintf(trace, sizeof trace, "%s.%d", tp, rank) >= (int)sizeof trace)
-			die("DLBENCH_DATA_TRACE=%s: too long", tp);
-		loader_config lc = {.dir = c.data_dir,
-				    .batch = c.batch,
-				    .image = c.image,
-				    .threads = c.loader_threads,
-				    .prefetch = c.prefetch,
-				    .rank = rank,
-				    .world = size,
-				    .seed = (uint64_t)c.seed,
-				    .host_alloc = bk_host_alloc,
-				    .host_free = bk_host_free,
-				    .trace = tp && *tp ? trace : NULL};
-		ld = loader_open(&lc);
-		if (c.classes == 0)
-			c.classes = loader_classes(ld) < 2 ? 2 : loader_classes(ld);
-		else if (c.classes < loader_classes(ld))
-			die_usage("--classes: %d, but %s has %d classes", c.classes, c.data_dir,
-				  loader_classes(ld));
-	}
-	char data[4096] = "data=synthetic";
-	if (ld)
-		snprintf(data, sizeof data,
-			 "data=%s images=%ld classes=%d loader_threads=%d prefetch=%d", c.data_dir,
-			 loader_images(ld), loader_classes(ld), c.loader_threads, c.prefetch);
-	if (c.data_only) {
-		if (rank == 0)
-			printf("# bench data-only ranks=%d batch_per_device=%d image=%d %s\n", size,
-			       c.batch, c.image, data);
-		data_only_run(ld, c.batch, c.iters, c.warmup, rank);
-		loader_close(ld);
-		bk_finalize();
-		comm_finalize();
-		return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
-	}
 	model_build(&m, c.batch, c.image, c.classes);
 	model_plan(&m);
 	if (c.profile)
 		prof_start(&m, c.precision == BK_FP32 || c.precision == BK_TF32 ? 4 : 2,
-			   precision_name(c.precision), c.iters - c.warmup, c.roof);
-
-	/* parameters: the same on every rank, from --seed */
-	float *host = xmalloc(m.nparams * sizeof(float));
-	float *stats = xmalloc(m.nstats * sizeof(float));
-	size_t img = (size_t)3 * c.image * c.image;
-	float *input = xmalloc((size_t)c.batch * img * sizeof(float));
-	int32_t *labels = xmalloc((size_t)c.batch * sizeof(int32_t));
-	model_init_params(&m, host, stats, (uint64_t)c.seed);
-	bk_to_device(m.params, host, m.nparams * sizeof(float));
-	bk_to_device(m.stats, stats, m.nstats * sizeof(float));
-	/* data: samples [shard*B, (shard+1)*B) of the sequence from --seed */
-	for (int i = 0; i < (ld ? 0 : c.batch); i++)
-		data_sample((uint64_t)c.seed, (long)c.shard * c.batch + i, c.image, c.classes,
-			    input + (size_t)i * img, &labels[i]);
-	if (!ld) {
-		bk_tensor_write(m.tensors[m.input].t, input);
-		bk_to_device(m.labels, labels, (size_t)c.batch * sizeof(int32_t));
-	}
-	int exporting = c.export_dir && rank == 0;
-	if (exporting)
-		export_start(c.export_dir, &m, host, input, labels);
-	free(host);
-	free(stats);
-	free(input);
-	free(labels);
-
-	buckets bu;
-	buckets_plan(&bu, &m, c.bucket_mb);
-	bk_op *sgd = sgd_plan(&m);
-	long global_batch = (long)c.batch * size;
-	if (rank == 0) {
-		warnf("%s, %d rank(s), %d thread(s) each, %zu parameters, %d gradient bucket(s), "
-		      "%.0f MB for activations and their gradients, lr %g",
-		      bk_name(), size, c.threads, m.nparams, bu.n, m.acts_bytes / 1048576.0, c.lr);
-		printf("# bench model=resnet50 backend=%s nodes=%d gpus_per_node=%d "
-		       "batch_per_device=%d precision=%s image=%d %s\n",
-		       bk_name(), comm_nodes(), comm_local_size(), c.batch,
-		       precision_name(c.precision), c.image, data);
-		flags_settings(&c, stdout);
-		fflush(stdout);
-	}
+			   bk_precision_names[c.precision], c.iters - c.warmup, c.roof);
+	trainer t = {.c = &c,
+		     .m = &m,
+		     .ld = ld,
+		     .rank = rank,
+		     .size = size,
+		     .exporting = c.export_dir && rank == 0,
+		     .global_batch = (long)c.batch * size,
+		     /* --graph: the last warm-up step, never step 1 (it allocates) */
+		     .capture_it = c.warmup >= 2 ? c.warmup : 2};
+	load_start(&t);
+	t.nbuckets = model_buckets(&m, bucket_cap(c.bucket_mb), t.lo, t.hi, COMM_MAX_PENDING);
+	t.sgd = sgd_plan(&m);
+	if (rank == 0)
+		log_header(&t);
 	comm_barrier();
 
+	/* the loop */
 	double timed = 0.0;
-	double *rank_s = c.rank_times ? xmalloc((size_t)size * sizeof(double)) : NULL;
-	/* --graph captures the last warm-up step (never step 1, which allocates) */
-	int capture_it = c.warmup >= 2 ? c.warmup : 2;
+	t.rank_s = c.rank_times ? xmalloc((size_t)size * sizeof(double)) : NULL;
 	for (int it = 1; it <= c.iters; it++) {
 		double t0 = now(), computed = 0.0, waited = 0.0;
-		if (ld) { /* the step's batch, copied in order with its ops */
-			const int32_t *lab;
-			const float *x = loader_next(ld, &lab, &waited);
-			bk_to_device_async((char *)m.acts + m.tensors[m.input].off, x,
-					   img * sizeof(float) * (size_t)c.batch);
-			bk_to_device_async(m.labels, lab, (size_t)c.batch * sizeof(int32_t));
-		}
+		if (ld)
+			feed(&t, &waited);
 		bk_step_begin();
 		prof_step_begin();
-		if (slow_ms > 0)
-			sleep_ms(slow_ms);
-		double *cp = rank_s ? &computed : NULL;
-		int capturing = c.graph && it == capture_it && bk_graph_begin();
-		train_step(&m, &bu, sgd, &c, it, global_batch, exporting, bk_graph_ready(), t0, cp);
-		if (capturing && !bk_graph_end())
-			train_step(&m, &bu, sgd, &c, it, global_batch, exporting, 0, t0, cp);
+		if (env.slow_ms > 0)
+			sleep_ms(env.slow_ms);
+		step(&t, it, t0, t.rank_s ? &computed : NULL);
 		bk_sync();
 		prof_step_end(it > c.warmup);
 		if (ld)
@@ -345,48 +440,23 @@ int main(int argc, char **argv)
 		double t1 = now();
 		struct timeval tv;
 		gettimeofday(&tv, NULL);
-		double step = bk_step_end(t1 - t0);
+		double step_s = bk_step_end(t1 - t0);
 		double gwait = ld && size > 1 ? comm_max(waited) : waited;
 		if (ld) /* the wait for data counts: an input-bound step is slow */
-			step = t1 - t0;
+			step_s = t1 - t0;
 		if (it > c.warmup)
-			timed += step;
-		if (rank_s)
-			comm_gather(computed, rank_s);
-		if (rank == 0 && rank_s) {
-			printf("# ranks iter=%d compute_s=", it);
-			for (int r = 0; r < size; r++)
-				printf("%s%.4f", r ? "," : "", rank_s[r]);
-			putchar('\n');
-		}
-		if (rank == 0) {
-			printf("iter=%d loss=%.4f step_s=%.4f samples_per_s=%.2f ts=%lld.%06ld", it,
-			       gloss, step, (double)global_batch / step, (long long)tv.tv_sec,
-			       (long)tv.tv_usec);
-			if (ld)
-				printf(" data_s=%.4f", gwait);
-			printf("\n");
-			fflush(stdout);
-		}
-		if (exporting)
+			timed += step_s;
+		log_step(&t, it, gloss, step_s, gwait, &tv, computed);
+		if (t.exporting)
 			export_after(c.export_dir, &m, gloss);
 	}
-	free(rank_s);
-	long peak = (long)comm_max(bk_peak_mem_mb());
-	if (rank == 0 && scaled)
-		printf("# loss_scale=%g skipped_steps=%ld\n", (double)bk_loss_scale(),
-		       bk_skipped_steps());
-	if (rank == 0) {
-		int n = c.iters - c.warmup;
-		if (c.warmup > 0 || c.iters > 1)
-			printf("# summary warmup=%d timed_iters=%d samples_per_s=%.2f\n", c.warmup,
-			       n, timed > 0 ? (double)global_batch * n / timed : 0.0);
-		prof_report(stdout);
-		printf("# end iters=%d peak_mem_mb=%ld\n", c.iters, peak);
-	}
+
+	/* the end */
+	free(t.rank_s);
+	log_end(&t, timed, scaled);
 	if (ld)
 		loader_close(ld);
-	bk_op_destroy(sgd);
+	bk_op_destroy(t.sgd);
 	model_release(&m);
 	bk_finalize();
 	comm_finalize();

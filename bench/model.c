@@ -1,8 +1,8 @@
 /*
  * bench/model.c: ResNet50 v1.5 as a table of layers (model.h), its
- * allreduce buckets, its initialisation and the synthetic data;
- * bench/arena.c places its buffers and walks it. Reads and writes nothing but memory; --describe prints the
- * table to the stream it is given.
+ * allreduce buckets, its weight-decay ranges and its initialisation
+ * (rng.h); arena.c places its buffers, step.c walks it. Reads and writes
+ * nothing but memory; --describe prints the table to the stream it is given.
  */
 #include <math.h>
 #include <stdio.h>
@@ -11,63 +11,7 @@
 
 #include "lib.h"
 #include "model.h"
-
-/* ---- random numbers ---- */
-
-/* Deterministic (splitmix64 + Box-Muller), the same on every rank. */
-typedef struct rng {
-	uint64_t s;
-	int has_spare;
-	double spare;
-} rng;
-
-static void rng_seed(rng *r, uint64_t seed)
-{
-	r->s = seed;
-	r->has_spare = 0;
-	r->spare = 0.0;
-}
-
-static uint64_t rng_u64(rng *r)
-{
-	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* [0, 1) */
-static double rng_uniform(rng *r)
-{
-	return (double)(rng_u64(r) >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static double rng_normal(rng *r)
-{
-	if (r->has_spare) {
-		r->has_spare = 0;
-		return r->spare;
-	}
-	double u1, u2;
-	do
-		u1 = rng_uniform(r);
-	while (u1 <= 0.0);
-	u2 = rng_uniform(r);
-	double rad = sqrt(-2.0 * log(u1)), th = 2.0 * M_PI * u2;
-	r->spare = rad * sin(th);
-	r->has_spare = 1;
-	return rad * cos(th);
-}
-
-void data_sample(uint64_t seed, long i, int px, int classes, float *img, int32_t *label)
-{
-	rng r;
-	rng_seed(&r, seed * 0x2545f4914f6cdd1dULL + (uint64_t)i * 0x9e3779b97f4a7c15ULL + 1);
-	*label = (int32_t)(rng_u64(&r) % (uint64_t)classes);
-	size_t n = (size_t)3 * px * px;
-	for (size_t j = 0; j < n; j++)
-		img[j] = (float)rng_normal(&r);
-}
+#include "rng.h"
 
 /* ---- the table ---- */
 

@@ -6,9 +6,10 @@
  * torchvision's state_dict order, so the flat buffer is what
  * torch.cat([p.flatten() for p in model.parameters()]) would give.
  *
- * model_build fills the table (no backend needed: --describe uses it alone);
- * model_plan allocates activations and gradients and plans the backend ops;
- * forward walks the table, backward walks it back.
+ * model_build fills the table (model.c; no backend needed: --describe uses
+ * it alone); model_plan allocates activations and gradients and plans the
+ * backend ops (arena.c: the memory plan); model_forward walks the table,
+ * model_backward walks it back (step.c).
  */
 #ifndef BENCH_MODEL_H
 #define BENCH_MODEL_H
@@ -75,9 +76,11 @@ typedef struct model {
 	float *stats;      /* [nstats] */
 	int32_t *labels;   /* [batch] */
 	void *acts;        /* one arena: activations at tensor.off, their gradients
-			      at tensor.doff, placed by lifetime (model.c) */
+			      at tensor.doff, placed by lifetime (arena.c) */
 	size_t acts_bytes; /* the arena's size */
 } model;
+
+/* ---- the table (model.c) ---- */
 
 void model_build(model *m, int batch, int image, int classes);
 /* The layer table, the allreduce buckets (model_buckets), parameters and
@@ -93,9 +96,22 @@ int model_decays(const layer *l);
  * adjacent ones merged, in order; returns how many (at most
  * MODEL_MAX_LAYERS). */
 int model_decay_ranges(const model *m, size_t *lo, size_t *hi);
+/* The gradient buffer cut into allreduce buckets at the layers' 'ready'
+ * offsets, each about cap elements (the last may be smaller), in the order
+ * backward completes them: bucket i is [lo[i], hi[i]). At most max buckets
+ * (the last takes the rest); returns how many. */
+int model_buckets(const model *m, size_t cap, size_t *lo, size_t *hi, int max);
 
+/* ---- the memory plan (arena.c) ---- */
+
+/* Places every activation and gradient in the arena, allocates it and the
+ * flat buffers (bk_malloc), makes the tensors and plans every layer's op;
+ * model_release undoes it. */
 void model_plan(model *m);
 void model_release(model *m);
+
+/* ---- the walks of a step (step.c) ---- */
+
 /* Forward from the input tensor to the loss (bk_loss after the next bk_sync);
  * also writes the logits gradient, scale * (softmax - target), scale =
  * 1 / global batch. */
@@ -104,14 +120,5 @@ void model_forward(model *m, float label_smoothing, float scale);
  * backward makes more gradients final, ready(ctx, off) is called with the
  * lowest offset from which all of them are (the layer's 'ready'). */
 void model_backward(model *m, void (*ready)(void *ctx, size_t off), void *ctx);
-/* The gradient buffer cut into allreduce buckets at the layers' 'ready'
- * offsets, each about cap elements (the last may be smaller), in the order
- * backward completes them: bucket i is [lo[i], hi[i]). At most max buckets
- * (the last takes the rest); returns how many. */
-int model_buckets(const model *m, size_t cap, size_t *lo, size_t *hi, int max);
-
-/* The synthetic data: sample i of the global batch sequence, from seed
- * alone, so any rank can make any sample. img: [3][px][px]. */
-void data_sample(uint64_t seed, long i, int px, int classes, float *img, int32_t *label);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * bench/profile.h: bench --profile, where a step's time goes. The walks of
- * the model (arena.c), the trainer (main.c) and a backend's own steps inside
+ * the model (step.c), the trainer (main.c) and a backend's own steps inside
  * an op (the CPU's reorders) put marks on the stream: a mark names the op
  * that runs from it to the next mark, as a layer (index into the model's
  * table, or PROF_NONE) and a kind. The backend times the marks (backend.h:

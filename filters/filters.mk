@@ -28,9 +28,26 @@ filters: $(addprefix $(BIN)/,$(FILTERS))
 all: filters
 .PHONY: filters
 
+# doc/dlperf.md's table of the log formats is grep-iters -l's output between
+# its two marker lines: `make generate` (lib/lib.mk) rewrites it,
+# tests/tree.bats fails when it differs.
+FORMATS_DOC := doc/dlperf.md
+generate: gen-formats-doc
+gen-formats-doc: $(BIN)/grep-iters
+	@grep -q '^<!-- begin: grep-iters -l' $(FORMATS_DOC) && grep -q '^<!-- end: grep-iters -l' \
+		$(FORMATS_DOC) || { echo "$(FORMATS_DOC): no grep-iters -l marker lines" >&2; exit 1; }
+	$(BIN)/grep-iters -l > $(FORMATS_DOC).table
+	awk -v t=$(FORMATS_DOC).table '/^<!-- end: grep-iters -l/ { while ((getline l < t) > 0) \
+		print l; skip = 0 } !skip { print } /^<!-- begin: grep-iters -l/ { skip = 1 }' \
+		$(FORMATS_DOC) > $(FORMATS_DOC).tmp
+	@rm $(FORMATS_DOC).table
+	@mv $(FORMATS_DOC).tmp $(FORMATS_DOC)
+.PHONY: gen-formats-doc
+
 # `make compare BASE=<log tree>`: every configuration that both BASE and
 # LOGDIR hold (our layout, <framework>/<key>/<run>.log), BASE the baseline,
-# through window (WINDOW's flags) into compare (COMPARE_FLAGS, e.g. -t 5).
+# read as every result reads logs (run_records in the Makefile: COMPAT,
+# ALIAS, WINDOW) into compare (COMPARE_FLAGS, e.g. -t 5).
 # It fails when a configuration is significantly slower (make: "Error 3",
 # compare's status) or on bad input ("Error 1"): a CI job can gate on it
 # (doc/statistics.md).
@@ -41,8 +58,8 @@ compare: $(addprefix $(BIN)/,grep-iters window compare)
 	common=$$(comm -12 <(dirs "$(BASE)") <(dirs "$(LOGDIR)")); \
 	[ -n "$$common" ] || { echo "make compare: $(BASE) and $(LOGDIR) have no configuration in common" >&2; exit 1; }; \
 	tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	runs() { $(BIN)/grep-iters $$(for d in $$common; do echo "$$1/$$d"/*.log; done) \
-		| $(BIN)/window $(WINDOW) > "$$tmp/$$2"; }; \
+	runs() { $(call run_records,$$(for d in $$common; do echo "$$1/$$d"/*.log; done)) \
+		> "$$tmp/$$2"; }; \
 	runs "$(BASE)" base; runs "$(LOGDIR)" new; \
 	$(BIN)/compare $(COMPARE_FLAGS) "$$tmp/base" "$$tmp/new"
 .PHONY: compare

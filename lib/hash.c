@@ -53,7 +53,7 @@ static uint64_t fnv1a(const char *p, size_t n)
 
 /* The slot of the key, or the empty slot where it would go (linear probing;
  * the table is at most half full, so there is one). */
-static size_t probe(const struct hash *h, const char *key, size_t len, uint64_t hv)
+static size_t find_slot(const struct hash *h, const char *key, size_t len, uint64_t hv)
 {
 	size_t mask = h->cap - 1, i = (size_t)hv & mask;
 
@@ -75,7 +75,7 @@ static void rehash(struct hash *h)
 	h->slot = xcalloc(h->cap, sizeof *h->slot);
 	for (size_t i = 0; i < oldcap; i++)
 		if (old[i].key)
-			h->slot[probe(h, old[i].key, old[i].len, old[i].hash)] = old[i];
+			h->slot[find_slot(h, old[i].key, old[i].len, old[i].hash)] = old[i];
 	free(old);
 }
 
@@ -84,7 +84,7 @@ size_t hash_intern(struct hash *h, const struct hkey *k, size_t value)
 	if ((h->n + 1) * 2 > h->cap)
 		rehash(h);
 	uint64_t hv = fnv1a(k->b, k->n);
-	struct hslot *s = &h->slot[probe(h, k->b, k->n, hv)];
+	struct hslot *s = &h->slot[find_slot(h, k->b, k->n, hv)];
 	if (s->key)
 		return s->value;
 	*s = (struct hslot){memcpy(xmalloc(k->n), k->b, k->n), k->n, hv, value};
@@ -97,7 +97,7 @@ size_t hash_find(const struct hash *h, const struct hkey *k)
 	if (h->n == 0)
 		return HASH_NONE;
 	uint64_t hv = fnv1a(k->b, k->n);
-	const struct hslot *s = &h->slot[probe(h, k->b, k->n, hv)];
+	const struct hslot *s = &h->slot[find_slot(h, k->b, k->n, hv)];
 	return s->key ? s->value : HASH_NONE;
 }
 

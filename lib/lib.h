@@ -9,8 +9,9 @@
  *   num.c     parse_long, parse_double, flag_int, fmt_shortest
  *   stats.c   cmp_double, median_of, pairwise_sum, r2n, r2p, t_tail2,
  *             t_quantile, mad_of, mean_sd
- *   record.c  struct input (files or stdin, line by line), records, meta
- *             lines
+ *   record.c  struct input (files or stdin, line by line), records
+ *   meta.c    meta lines ("# ..."): launch's env and mem lines read and
+ *             written, the mode line, values percent-encoded
  *   winrec.c  the run record that median and compare read
  *   medrec.c  the median record that speedup and table read
  *   key.c     <N>n<G>g_b<B>_<prec> keys and their ladder order
@@ -135,17 +136,14 @@ int input_line(struct input *in);
 /* Read one line and split it at tabs into f[0..nf-1]; 1 = got one. A meta
  * line (one that starts with '#') is left whole and sets in->meta. */
 int input_record(struct input *in);
-/* A meta line is "# key=value ..." (doc/formats.md): not a record, passed
- * on by the filters. Returns 1 when it says mode=dlperf (DLPerf's methods
- * for the whole stream), 0 when it names no mode; dies "file:line: mode 'x'
- * is not dlperf", or "mode line after the first record" when records_before. */
-int meta_mode(const struct input *in, int records_before);
 /* Die unless the record has exactly n fields:
  * "prog: file:line: 3 fields, expected 8". */
 void record_expect(struct input *in, int n);
 /* Field i as a finite number (> 0 when positive is set), else die
  * "prog: file:line: what 'x' is not a number". */
 double record_num(struct input *in, int i, const char *what, int positive);
+/* Field i: "-" (NAN) or a number as record_num reads it. */
+double record_opt_num(struct input *in, int i, const char *what, int positive);
 /* Die "prog: file:line: <message>". */
 LIB_NORETURN void record_die(const struct input *in, const char *fmt, ...) LIB_PRINTF(2, 3);
 
@@ -155,10 +153,79 @@ LIB_NORETURN void record_die(const struct input *in, const char *fmt, ...) LIB_P
 		for (int once_ = (input_open(&(in), (argc) > 0 ? (argv)[i_] : "-"), 1); once_; \
 		     once_ = (input_close(&(in)), 0))
 
+/* ---- meta lines (meta.c) ---------------------------------------------- */
+
+/* A line that starts with '#' is a meta line, not a record (doc/formats.md):
+ * after the '#', words separated by blanks (spaces or tabs). launch's
+ * environment and memory lines are data, read strictly:
+ *
+ *   # env [framework=<fw> key=<key> run=<r>] node=<i> <name>=<value>
+ *   # mem [framework=<fw> key=<key> run=<r>] node=<i> [rank=<r> host=<h> | gpu=<k>]
+ *         rss_peak_mib=<n> | gpu_peak_mib=<n>
+ *
+ * Each word after the kind is name=value: a name of [A-Za-z0-9_.-], a
+ * value not empty, percent-encoded. Any other meta line is free text: the
+ * filters pass it on and read only its mode= word. */
+enum meta_kind { META_OTHER, META_ENV, META_MEM };
+/* The form of an env or mem line: as launch writes it into a log (node=
+ * first), or as grep-iters passes it on (the run's framework=, key= and
+ * run= first). */
+enum meta_form { META_LOG, META_RUN };
+
+#define META_ITEMS 3 /* items after node= at most (a mem line's rank, host, peak) */
+
+struct metaitem {
+	char *name, *value; /* value decoded */
+};
+
+/* A parsed env or mem line. Its strings live in buf, which the next
+ * metaline_parse reuses; start it {0} and end it with metaline_free. */
+struct metaline {
+	enum meta_kind kind;
+	const char *framework, *key; /* the run (META_RUN form), else NULL */
+	long run, node;              /* run -1 but in META_RUN form */
+	int n;                       /* items after node=: env 1, mem 1 to 3 */
+	struct metaitem item[META_ITEMS];
+	int peak_gpu;  /* mem: the last item is gpu_peak_mib (1) or rss_peak_mib */
+	long peak_mib; /* mem: its value */
+	char *buf;
+	size_t cap;
+};
+
+/* Parse line (a meta line, in's current one: errors name in's file and
+ * line) into m; returns m->kind. META_OTHER: not an env or mem line, m
+ * holds nothing else. An env or mem line of another shape dies, one line:
+ * "env line: 'x' is not name=value", "env line: 'x=a%G1': '%G1' is not
+ * %XX (XX two hex digits, not 00)", "env line: node=<number> expected, not
+ * 'x'" (framework=, key=, run= in META_RUN form), "mem line: rank 'x' is
+ * not a whole number" (run, node, gpu, *_mib too), "env line: 2 items after
+ * node=, expected 1" (mem: 1 to 3), "mem line: the last item, 'x', is not
+ * rss_peak_mib or gpu_peak_mib". */
+enum meta_kind metaline_parse(const struct input *in, const char *line, enum meta_form form,
+			      struct metaline *m);
+void metaline_free(struct metaline *m);
+/* m as a line (no newline) in *buf of capacity *cap (growing it): its
+ * kind, the run when m->framework is set, node= and the items, values
+ * encoded, one blank between words; returns its length. */
+size_t metaline_format(const struct metaline *m, char **buf, size_t *cap);
+
+/* The n bytes of s as a value: '%', '=', blanks, control bytes and DEL as
+ * %XX (upper-case hex), every other byte as it is. dst holds at least
+ * META_ENCODED(n) bytes; it ends with a NUL; returns the length before it.
+ * launch writes its values so; metaline_parse decodes them. */
+#define META_ENCODED(n) (3 * (n) + 1)
+size_t meta_encode(char *dst, const char *s, size_t n);
+
+/* Returns 1 when the meta line just read by input_record says mode=dlperf
+ * (DLPerf's methods for the whole stream), 0 when it names no mode (env and
+ * mem lines name none); dies "file:line: mode 'x' is not dlperf", or "mode
+ * line after the first record" when records_before. */
+int meta_mode(const struct input *in, int records_before);
+
 /* ---- configuration keys (key.c) ---------------------------------------- */
 
 /* <N>n<G>g_b<B>_<prec>: N nodes, G devices per node, B samples per device
- * per step, precision fp32 | tf32 | amp | bf16 | fp16.
+ * per step, precision one of key_precisions (fp32, tf32, …).
  *
  * Bound: N, G and B are each at most KEY_PART_MAX (2^20); a larger one is
  * not a key. Then N × G × B <= 2^60 fits a long (64 bits), so the total
@@ -172,14 +239,52 @@ struct key {
 
 #define KEY_MAX 64
 
-/* Parse a key; returns 0, or -1 when it is not one (a part above
- * KEY_PART_MAX included). */
-int key_parse(const char *s, struct key *k);
-/* Parse "<N>n<G>g" alone (a DLPerf case directory), each <= KEY_PART_MAX;
- * 0 or -1. */
-int case_parse(const char *s, long *nodes, long *gpus);
-void key_format(const struct key *k, char *buf, size_t size);
+/* The precisions, NULL-terminated, and as a sentence: "fp32, tf32, amp,
+ * bf16 or fp16". */
+extern const char *const key_precisions[];
+const char *prec_list(void);
 int prec_valid(const char *s);
+/* k->prec from s[0, n): 0, or -1 when that is none of key_precisions. */
+int prec_set(struct key *k, const char *s, size_t n);
+
+/* What key_read or key_part found. */
+enum key_status {
+	KEY_OK,
+	KEY_CASE,  /* "<N>n<G>g" alone, a DLPerf case (only with KEY_READ_CASE) */
+	KEY_NOT,   /* not "<N>n<G>g_b…" (key_part: not a positive integer) */
+	KEY_BATCH, /* "<N>n<G>g_b" without "<B>_" after it */
+	KEY_RANGE, /* a part above KEY_PART_MAX */
+	KEY_PREC,  /* a precision that is none of key_precisions */
+};
+/* Where: KEY_RANGE the first part out of range (its name "nodes", "devices
+ * per node" or "batch", its digits at[0, n)); KEY_PREC and KEY_OK the
+ * precision at[0, n), the rest of the text. */
+struct key_fault {
+	const char *part, *at;
+	size_t n;
+};
+#define KEY_READ_CASE 1
+/* Read s as a key, or with KEY_READ_CASE a case "<N>n<G>g" too (k's nodes
+ * and gpus only). set_prec sets k->prec from the precision's text and
+ * returns 0, or -1 when it names none; NULL: key_precisions as they are
+ * (grep-iters passes its -a aliases). */
+enum key_status key_read(const char *s, struct key *k, int flags,
+			 int (*set_prec)(struct key *k, const char *s, size_t n),
+			 struct key_fault *f);
+/* The fault of KEY_RANGE, KEY_PREC or KEY_BATCH in words, a new string
+ * for an error message: "nodes 1048577 is out of range 1..1048576" (more
+ * than 20 digits cut to "..."), "precision 'x' is not fp32, …" or "batch
+ * is not b<B> with B a positive integer". */
+char *key_fault_text(enum key_status r, const struct key_fault *f);
+/* A key: 0, or -1 when s is none (a part above KEY_PART_MAX included). */
+int key_parse(const char *s, struct key *k);
+/* One part alone, filling s[0, n) (a count the log states): KEY_OK,
+ * KEY_NOT or KEY_RANGE. */
+enum key_status key_part(const char *s, size_t n, long *out);
+/* Why key_part refused: "is not a positive integer" or "is out of range
+ * 1..1048576". */
+const char *key_part_why(enum key_status r);
+void key_format(const struct key *k, char *buf, size_t size);
 /* Total batch N × G × B (<= 2^60, see KEY_PART_MAX). */
 long key_total_batch(const struct key *k);
 /* Ladder order: by total devices, then nodes. */

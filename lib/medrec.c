@@ -59,7 +59,7 @@ void medrec_parse(struct input *in, int nf, struct medrec *r)
 
 /* Tree nodes are field[0] of a record: framework, then key right after it
  * in the same allocation. */
-static int cmp_config(const void *a, const void *b)
+static int cmp_fwkey(const void *a, const void *b)
 {
 	const char *x = a, *y = b;
 	int c = strcmp(x, y);
@@ -69,7 +69,7 @@ static int cmp_config(const void *a, const void *b)
 
 void medrec_unique(const struct input *in, const struct medrec *r, void **seen)
 {
-	char *const *p = tsearch(r->field[0], seen, cmp_config);
+	char *const *p = tsearch(r->field[0], seen, cmp_fwkey);
 
 	if (!p)
 		die("out of memory");
@@ -82,12 +82,6 @@ int medrec_fields(const struct input *in, int extra)
 	return in->nf >= extra + MEDREC_STATS_NF ? MEDREC_STATS_NF : MEDREC_NF;
 }
 
-/* Field i: "-" (NAN) or a number. */
-static double dash_or_num(struct input *in, int i, const char *what)
-{
-	return strcmp(in->f[i], "-") == 0 ? NAN : record_num(in, i, what, 0);
-}
-
 void medrec_stats(struct input *in, int median_nf, struct medrec *r)
 {
 	const char *o = in->f[10];
@@ -97,9 +91,9 @@ void medrec_stats(struct input *in, int median_nf, struct medrec *r)
 	r->stats_text = NULL;
 	if (!r->stats)
 		return;
-	r->ci_lo = dash_or_num(in, 7, "ci_lo");
-	r->ci_hi = dash_or_num(in, 8, "ci_hi");
-	r->cv = dash_or_num(in, 9, "cv_pct");
+	r->ci_lo = record_opt_num(in, 7, "ci_lo", 0);
+	r->ci_hi = record_opt_num(in, 8, "ci_hi", 0);
+	r->cv = record_opt_num(in, 9, "cv_pct", 0);
 	if (isnan(r->ci_lo) != isnan(r->ci_hi) || isnan(r->ci_lo) != isnan(r->cv))
 		record_die(in, "ci_lo, ci_hi and cv_pct must all be numbers or all -");
 	if (r->ci_lo > r->ci_hi)

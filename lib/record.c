@@ -5,6 +5,7 @@
 #include "lib.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,22 +104,7 @@ double record_num(struct input *in, int i, const char *what, int positive)
 	return v;
 }
 
-int meta_mode(const struct input *in, int records_before)
+double record_opt_num(struct input *in, int i, const char *what, int positive)
 {
-	int mode = 0;
-
-	for (const char *p = in->line + 1; *p;) {
-		p += strspn(p, " \t");
-		size_t n = strcspn(p, " \t");
-
-		if (n >= 5 && strncmp(p, "mode=", 5) == 0) {
-			if (n != 11 || strncmp(p + 5, "dlperf", 6) != 0)
-				record_die(in, "mode '%.*s' is not dlperf", (int)n - 5, p + 5);
-			if (records_before)
-				record_die(in, "mode line after the first record");
-			mode = 1;
-		}
-		p += n;
-	}
-	return mode;
+	return strcmp(in->f[i], "-") == 0 ? NAN : record_num(in, i, what, positive);
 }

@@ -9,18 +9,6 @@
 #include <math.h>
 #include <string.h>
 
-/* Field i: "-" or a number (>= 0 when nonneg is set). */
-static void dash_or_num(struct input *in, int i, const char *what, int nonneg)
-{
-	double v;
-
-	if (strcmp(in->f[i], "-") == 0)
-		return;
-	v = record_num(in, i, what, 0);
-	if (nonneg && v < 0)
-		record_die(in, "%s '%s' is negative", what, in->f[i]);
-}
-
 void winrec_parse(struct input *in, struct winrec *w)
 {
 	if (in->nf != WINREC_NF && in->nf != WINREC_STEADY_NF)
@@ -40,8 +28,9 @@ void winrec_parse(struct input *in, struct winrec *w)
 	w->drift = 0;
 	if (in->nf == WINREC_NF)
 		return;
-	dash_or_num(in, 4, "jitter_pct", 1);
-	dash_or_num(in, 5, "drift_pct", 0);
+	if (record_opt_num(in, 4, "jitter_pct", 0) < 0)
+		record_die(in, "jitter_pct '%s' is negative", in->f[4]);
+	record_opt_num(in, 5, "drift_pct", 0);
 	if (strcmp(in->f[6], "steady") == 0)
 		w->drift = 0;
 	else if (strcmp(in->f[6], "drift") == 0)

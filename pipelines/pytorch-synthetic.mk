@@ -5,10 +5,10 @@
 # PyTorch at its best on this CPU, by construction: Debian's torch, seen by
 # /usr/bin/python3 only (a pyenv python3 may come first on PATH); jemalloc
 # preloaded with its pages kept (MALLOC_CONF below: with jemalloc's defaults
-# a 224 px step took 15 s instead of 1.8 s here, issue 10; glibc malloc
+# a 224 px step took 15 s instead of 1.8 s here; glibc malloc
 # costs ~40 %); threads = cores / processes on the node; channels_last, the
-# faster layout at 224 px when issue 10 was filed (at 112 px on a loaded
-# machine the two were not told apart, doc/measurements.md;
+# faster layout in doc/performance.md's runs (at 112 px on a loaded
+# machine the two were not told apart;
 # PYTORCH_LAYOUT=nchw for the other). The script writes the settings in
 # effect into the log: "# env node=0 setting.allocator=jemalloc" and so on.
 # More than one process (mpirun's OMPI_COMM_WORLD_* or torchrun's env://)

@@ -18,11 +18,11 @@ one node. Diagnostics go to stderr.
 
 PyTorch at its best on a CPU, by construction: jemalloc preloaded with MALLOC_CONF
 dirty_decay_ms:-1,muzzy_decay_ms:-1 (jemalloc keeps its pages; without it
-a 224 px step took 15 s instead of 1.8 s here when issue 10 was filed:
+a 224 px step took 15 s instead of 1.8 s here:
 page faults), intra-op threads = cores / processes on the node,
-channels_last (faster than NCHW at 224 px when issue 10 was filed; at
+channels_last (faster than NCHW in doc/performance.md's runs; at
 112 px on a loaded machine the two were not told apart,
-doc/measurements.md). When jemalloc
+within the load's noise). When jemalloc
 is not preloaded the script runs itself again with it (--allocator system:
 glibc malloc). The settings in effect go into the log after the header, one
 line each, in the form of launch's environment lines (doc/formats.md):

@@ -137,7 +137,7 @@ pool in=8 k=3 s=2 pad=1 out=4: windows ok" ]
 	[ "${lines[1]}" = "pool in=9 k=2 s=2 pad=0 out=4: windows ok" ]
 }
 
-# ---- the first GPU run's host logic ----------------------------------------------------
+# ---- the first GPU run: its host logic, on the CPU --------------------------------------------
 
 @test "the kernels' 32-bit division by multiply-high is exact up to 2^31 - 1" {
 	run -0 test-gpu-host div

@@ -3,11 +3,12 @@
 # key, run, iter, timestamp_s, step_s, samples_per_s, loss).
 #
 # Fixtures: tests/fixtures/grep-iters/<format>/, a folder for every format
-# of filters/formats/registry.c (checked below), at paths that give their
-# configurations, each log with its golden records beside it; the README
-# there says where each log comes from and what its golden shows. One test
-# checks every golden: a format's new log and golden need no edit here.
-# Expected outputs written here are written with '|' for TAB.
+# of the registry (FORMATS in filters/formats/formats.h, checked below), at
+# paths that give their configurations, each log with its golden records
+# beside it; the README there says where each log comes from and what its
+# golden shows. One test checks every golden: a format's new log and golden
+# need no edit here. Expected outputs written here are written with '|' for
+# TAB.
 
 bats_require_minimum_version 1.5.0
 load helper
@@ -228,10 +229,13 @@ EOF
 }
 
 @test "usage errors exit 2 with the synopsis or a message naming the flag" {
-	local u="usage: grep-iters [-c dlperf] [-f format] [-k key] [-F framework] [-a from=to] [file ...]"
+	local u="usage: grep-iters [-c dlperf] [-f format] [-k key] [-F framework] [-a from=to] [file ...]
+       grep-iters -l"
 	run -2 --separate-stderr grep-iters -x
 	[ "$stderr" = "$u" ]
 	run -2 --separate-stderr grep-iters -k
+	[ "$stderr" = "$u" ]
+	run -2 --separate-stderr grep-iters -l x.log
 	[ "$stderr" = "$u" ]
 	run -2 --separate-stderr grep-iters -c strict
 	[ "$stderr" = "grep-iters: -c: 'strict' is not dlperf" ]
@@ -496,11 +500,12 @@ EOF
 
 # ---- every format has fixtures ------------------------------------------------
 
-# The registered formats' names: each X(id) line of registry.c names the
-# `id_format` of a file of filters/formats/, whose .name is the format's.
+# The registered formats' names: each X(id) line of FORMATS (formats.h)
+# names the `id_format` of a file of filters/formats/, whose .name is the
+# format's.
 registered() {
 	local src="$ROOT/filters/formats" id file
-	sed -n 's/^[[:space:]]*X(\([a-z_]*\)).*/\1/p' "$src/registry.c" | while read -r id; do
+	sed -n 's/^[[:space:]]*X(\([a-z_]*\)).*/\1/p' "$src/formats.h" | while read -r id; do
 		file=$(grep -l "^const struct format ${id}_format = {" "$src"/*.c) || return 1
 		sed -n 's/^[[:space:]]*\.name = "\(.*\)",$/\1/p' "$file"
 	done
@@ -508,7 +513,7 @@ registered() {
 
 @test "every registered format has a fixture folder whose logs grep-iters detects as it" {
 	run -0 registered
-	[ "${#lines[@]}" -eq "$(grep -c '^[[:space:]]*X(' "$ROOT/filters/formats/registry.c")" ]
+	[ "${#lines[@]}" -eq "$(grep -c '^[[:space:]]*X(' "$ROOT/filters/formats/formats.h")" ]
 	[ "${#lines[@]}" -gt 0 ]
 	for name in "${lines[@]}"; do
 		logs=$(find "$name" -name '*.log' | sort)
@@ -557,4 +562,76 @@ launched() {
 		run -1 --separate-stderr grep-iters "$BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/1.log"
 		[[ "$stderr" == "grep-iters: $BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/1.log:10: "* ]]
 	done
+}
+
+# The meta lines' one grammar (lib/meta.c), through grep-iters: it reads
+# launch's lines and writes them again with lib's encoder.
+
+@test "env values are decoded and written again by lib's encoder: %XX upper-case, '=' encoded" {
+	# lib's meta_encode (launch's too): '%', '=', blanks, control bytes and
+	# DEL as %XX; every other byte (UTF-8's included) as it is
+	launched $'# env node=0 v=a%3db=c%25%09d%2D%7f\x01\xc3\xa9%20%5c' '# mem node=0 gpu=0 gpu_peak_mib=12'
+	run -0 --separate-stderr grep-iters "$BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/1.log"
+	[ "${lines[6]}" = $'# env framework=bench key=1n2g_b16_fp32 run=1 node=0 v=a%3Db%3Dc%25%09d-%7F%01\xc3\xa9%20\\' ]
+	[ "${lines[7]}" = "# mem framework=bench key=1n2g_b16_fp32 run=1 node=0 gpu=0 gpu_peak_mib=12" ]
+}
+
+@test "words of an env line are split at blanks, however many: written with one" {
+	launched $'#  env\tnode=0   hostname=vm2 '
+	run -0 --separate-stderr grep-iters "$BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/1.log"
+	[ "${lines[6]}" = "# env framework=bench key=1n2g_b16_fp32 run=1 node=0 hostname=vm2" ]
+}
+
+@test "a framework name with blanks, '=' or '%' is encoded in the env lines and read back by table" {
+	launched
+	mkdir -p "$BATS_TEST_TMPDIR/logs/my fw=1%/1n2g_b16_fp32"
+	mv "$BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/1.log" "$BATS_TEST_TMPDIR/logs/my fw=1%/1n2g_b16_fp32/1.log"
+	run -0 --separate-stderr grep-iters "$BATS_TEST_TMPDIR/logs/my fw=1%/1n2g_b16_fp32/1.log"
+	[ "${lines[2]}" = "# env framework=my%20fw%3D1%25 key=1n2g_b16_fp32 run=1 node=0 hostname=vm" ]
+	# table: the record's framework as the records have it, the meta lines from grep-iters
+	run -0 --separate-stderr bash -c "{ printf 'my fw=1%%\t1n2g_b16_fp32\t19.00\t19.00\t18.90\t19.10\t2\t1.90\n'
+		grep-iters '$BATS_TEST_TMPDIR/logs/my fw=1%/1n2g_b16_fp32/1.log' | grep '^#'; } | table -s json"
+	echo "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["r50"]["1n2g"]["memory_mib"] == 4521, d
+e = d["environment"]
+assert e == [{"framework": "my fw=1%", "key": "1n2g_b16_fp32", "run": 1, "node": 0,
+              "hostname": "vm", "cpu_model": "AMD EPYC"}], e'
+}
+
+@test "a bad %XX in an env or mem line is an error naming file, line and the escape" {
+	for bad in 'a%G1' 'a%4' 'a%' '%00'; do
+		launched "# env node=0 v=$bad"
+		run -1 --separate-stderr grep-iters "$BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/1.log"
+		[ "$stderr" = "grep-iters: $BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/1.log:10: env line: 'v=$bad': '${bad#a}' is not %XX (XX two hex digits, not 00)" ]
+		[ -z "$output" ]
+	done
+	launched '# mem node=0 rank=0 host=v%ZZ rss_peak_mib=1'
+	run -1 --separate-stderr grep-iters "$BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/1.log"
+	[ "$stderr" = "grep-iters: $BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/1.log:10: mem line: 'host=v%ZZ': '%ZZ' is not %XX (XX two hex digits, not 00)" ]
+}
+
+@test "env and mem lines: each shape error is one line naming file and line" {
+	log="$BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/1.log"
+	while IFS='|' read -r line msg; do
+		launched "$line"
+		run -1 --separate-stderr grep-iters "$log"
+		[ "$stderr" = "grep-iters: $log:10: $msg" ] || { echo "$line: $stderr"; false; }
+	done <<'CASES'
+# env node=0 cpu model=x|env line: 2 items after node=, expected 1
+# env hostname=vm|env line: node=<number> expected, not 'hostname=vm'
+# env|env line: node=<number> expected, not the end of the line
+# env node=x hostname=vm|env line: node 'x' is not a whole number
+# env node=0 =vm|env line: '=vm' is not name=value
+# env node=0 host name=vm|env line: 2 items after node=, expected 1
+# env node=0 hostname=|env line: 'hostname=' is not name=value
+# env node=0 host/name=vm|env line: 'host/name=vm' is not name=value
+# env framework=bench node=0 hostname=vm|env line: node=<number> expected, not 'framework=bench'
+# mem node=0|mem line: 0 items after node=, expected 1 to 3
+# mem node=0 rank=0 host=vm rss_peak_mib=1 x=2|mem line: 4 items after node=, expected 1 to 3
+# mem node=0 rank=0 rss_peak_mib=lots|mem line: rss_peak_mib 'lots' is not a whole number
+# mem node=0 rank=-1 rss_peak_mib=1|mem line: rank '-1' is not a whole number
+# mem node=0 gpu=0 peak=1|mem line: the last item, 'peak', is not rss_peak_mib or gpu_peak_mib
+CASES
 }

@@ -502,7 +502,7 @@ bench --batch 128" ]
 	done
 }
 
-# ---- the environment and memory lines (issue 11) ------------------------
+# ---- the environment and memory lines ------------------------
 
 # The value of item $1 of node $2 (default 0) in $lines, %XX decoded; fails
 # when it is absent.

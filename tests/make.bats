@@ -11,7 +11,7 @@ setup() {
 	: > "$FAKE_RUNS"
 	MK=(make -C "$ROOT" --no-print-directory LOGDIR="$T/logs" RESULTS="$T/results"
 		FRAMEWORK=fake fake_CMD="$FIXTURES/make/fake-train" fake_DEPS= fake_FORMAT=bench
-		RUNS=2)
+		RUNS=2 CUDA_QUIET=1)
 }
 
 @test "make -n lists exactly the runs of the ladder and changes nothing" {
@@ -130,6 +130,22 @@ assert d["environment"][0]["hostname"] == socket.gethostname(), d["environment"]
 	[[ "$output" == *"$T/results/4n8g_b128: not a configuration key"* ]]
 }
 
+@test "make takes exactly the keys grep-iters takes (lib/key.mk is lib/key.c's grammar)" {
+	local k want got keys=0 others=0
+	for k in 1n1g_b1_fp32 4n8g_b128_amp 1048576n1048576g_b1048576_bf16 1n2g_b16_fp16 \
+		1048577n1g_b1_fp32 1n1048577g_b1_fp32 1n1g_b1048577_tf32 99999999999999999999n1g_b1_fp32 \
+		0n1g_b1_fp32 01n1g_b1_fp32 1n1g_b0_fp32 1n01g_b1_fp32 1n1g_b1_fp64 1n1g_b1_ 1n1g \
+		1n1g_b1_fp32x x1n1g_b1_fp32 1n1g_b1__fp32; do
+		run grep-iters -k "$k" /dev/null
+		if [ "$status" -eq 2 ]; then want='!'; else want=$k; fi
+		run -0 make -C "$ROOT" --no-print-directory -s CUDA_QUIET=1 print-ladder KEY="$k"
+		got=${lines[-1]##* }
+		[ "$got" = "$want" ] || { echo "$k: make's ladder ends in '$got', want '$want'"; false; }
+		if [ "$want" = '!' ]; then others=$((others + 1)); else keys=$((keys + 1)); fi
+	done
+	[ "$keys" -eq 4 ] && [ "$others" -eq 14 ]
+}
+
 # DLL lines (NGC PyTorch, doc/formats.md) with a constant step time per case.
 make_dlperf_tree() {
 	local root=$1 c us run
@@ -205,4 +221,91 @@ make_dlperf_tree() {
 	[ ! -s "$FAKE_RUNS" ]
 	xmllint --noout "$T/results/compare_b16_fp32.svg"
 	grep -q 'frameworks side by side' "$T/results/compare_b16_fp32.gp"
+}
+
+@test "each run's progress line has the run's own summary figure, else the time alone" {
+	run -0 "${MK[@]}" RUNS=1 "$T/results/1n1g_b16_fp32.md"
+	[[ "$output" =~ (^|$'\n')"run: fake 1n1g_b16_fp32 #1 done in "[0-9]+" s: 158.42 samples/s (its summary)"($'\n'|$) ]]
+	run -0 env FAKE_NO_SUMMARY=1 "${MK[@]}" RUNS=1 "$T/results/1n2g_b16_fp32.md"
+	[[ "$output" =~ (^|$'\n')"run: fake 1n2g_b16_fp32 #1 done in "[0-9]+" s"($'\n'|$) ]]
+}
+
+# the speedup records of the logs given, by hand
+records() { grep-iters "$@" | window | median | speedup; }
+
+@test "a ladder's records are made once, into KEY.tsv; the table, JSON, plot and page read it" {
+	r=$T/results/1n2g_b16_fp32
+	run -0 "${MK[@]}" "$r.md"
+	records "$T"/logs/fake/1n[12]g_b16_fp32/[12].log > "$T/want"
+	cmp "$T/want" "$r.tsv"
+	grep -q '^# env framework=fake key=1n1g_b16_fp32 run=1 node=0 hostname=' "$r.tsv"
+	table "$r.tsv" | cmp - "$r.md"
+	run -0 "${MK[@]}" "$r.json" "$r.gp" "$r.svg" "$r.html"
+	[[ "$output" != *grep-iters* ]]
+	table -s json "$r.tsv" | cmp - "$r.json"
+	plot "$r.tsv" | cmp - "$r.gp"
+	plot -s page -t "$r.md" -g "$r.svg" "$r.tsv" | cmp - "$r.html"
+	run -0 "${MK[@]}" -n "$r.tsv" "$r.md" "$r.json" "$r.gp" "$r.svg" "$r.html"
+	[ "$output" = "make: '$r.tsv' is up to date.
+make: '$r.md' is up to date.
+make: '$r.json' is up to date.
+make: '$r.gp' is up to date.
+make: '$r.svg' is up to date.
+make: '$r.html' is up to date." ]
+}
+
+@test "a .tsv made with other flags or logs is made again: COMPAT, WINDOW, RUNS, FRAMEWORK" {
+	r=$T/results/1n1g_b16_fp32
+	"${MK[@]}" "$r.md" >/dev/null 2>&1
+	run -0 "${MK[@]}" -n "$r.md"
+	[ "$output" = "make: '$r.md' is up to date." ]
+	run -0 "${MK[@]}" COMPAT=dlperf "$r.md"
+	grep -qx '# mode=dlperf' "$r.tsv"
+	run -0 "${MK[@]}" -n COMPAT=dlperf "$r.md"
+	[ "$output" = "make: '$r.md' is up to date." ]
+	run -0 "${MK[@]}" WINDOW='-s 10 -n 100' "$r.md"
+	[[ "$output" == *"bin/window -s 10 -n 100 | bin/median"* ]]
+	! grep -q '^# mode=dlperf' "$r.tsv" || false
+	# two runs' records, then one run's (n, the seventh field)
+	[ "$(grep -v '^#' "$r.tsv" | cut -f7)" = 2 ]
+	: > "$FAKE_RUNS"
+	run -0 "${MK[@]}" WINDOW='-s 10 -n 100' RUNS=1 "$r.md"
+	[ "$(grep -v '^#' "$r.tsv" | cut -f7)" = 1 ]
+	mkdir -p "$T/logs/other" && cp -r "$T/logs/fake/1n1g_b16_fp32" "$T/logs/other/"
+	run -0 "${MK[@]}" FRAMEWORK=other RUNS=1 "$r.md"
+	[ ! -s "$FAKE_RUNS" ]
+	[ "$(grep -v '^#' "$r.tsv" | cut -f1)" = other ]
+}
+
+@test "PUBLISHED's column: a change of PUBLISHED or of its file makes the views again, not the .tsv" {
+	r=$T/results/1n2g_b16_fp32
+	"${MK[@]}" "$r.md" >/dev/null 2>&1
+	printf 'fake\t1n2g_b16_fp32\t300.00\t1.90\n' > "$T/published"
+	run -0 "${MK[@]}" PUBLISHED="$T/published" "$r.md"
+	[[ "$output" != *grep-iters* ]]
+	grep -q '| published |' "$r.md"
+	grep -q '^| 1 | 2 | 16 | .* | 300.00 |$' "$r.md"
+	printf 'fake\t1n2g_b16_fp32\t301.00\t1.90\n' > "$T/published"
+	run -0 "${MK[@]}" PUBLISHED="$T/published" "$r.md"
+	grep -q '^| 1 | 2 | 16 | .* | 301.00 |$' "$r.md"
+	run -0 "${MK[@]}" "$r.md"
+	! grep -q 'published' "$r.md" || false
+}
+
+@test "compare goes through its .tsv and honours WINDOW" {
+	"${MK[@]}" "$T/results/1n2g_b16_fp32.md" >/dev/null 2>&1
+	c=$T/results/compare_b16_fp32
+	run -0 "${MK[@]}" "$c.md"
+	records "$T"/logs/fake/1n[12]g_b16_fp32/[12].log | cmp - "$c.tsv"
+	table -s compare "$c.tsv" | cmp - "$c.md"
+	run -2 "${MK[@]}" WINDOW='-s 100 -n 50' "$c.md"
+	[[ "$output" == *"window: "*": fake/1n1g_b16_fp32/1: 120 iterations, need 150"* ]]
+	[ ! -e "$c.tsv.tmp" ]
+	run -2 "${MK[@]}" "$T/results/compare_b32_fp32.md"
+	[[ "$output" == *"no logs of *_b32_fp32 under $T/logs"* ]]
+}
+
+@test "make compare reads logs as the results do: COMPAT, ALIAS and WINDOW reach it" {
+	run -0 "${MK[@]}" -n compare BASE="$T/base" COMPAT=dlperf ALIAS=fp16=amp WINDOW='-s 3 -n 7'
+	[[ "$output" == *'runs() { bin/grep-iters -c dlperf -a fp16=amp $(for d in $common; do echo "$1/$d"/*.log; done) | bin/window -s 3 -n 7 '* ]]
 }

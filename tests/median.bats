@@ -154,6 +154,14 @@ IN
 	[ "$stderr" = "median: <stdin>:3: duplicate run 1 of a 1n1g_b128_fp32" ]
 }
 
+@test "an item named mode in launch's env line is data, not the stream's mode" {
+	env='# env framework=a key=1n1g_b128_fp32 run=1 node=0 mode=train'
+	run -0 --separate-stderr median <<<"$env"$'\na\t1n1g_b128_fp32\t1\t1.00\t2.00\t0.10\t-'
+	[ "$output" = "$env"$'\na\t1n1g_b128_fp32\t1.00\t1.00\t1.00\t1.00\t1\t-\t-\t-\t-' ]
+	run -1 --separate-stderr median <<<$'# source=x mode=train'
+	[ "$stderr" = "median: <stdin>:1: mode 'train' is not dlperf" ]
+}
+
 @test "meta lines are copied unchanged, in input order, before the records" {
 	run -0 median <<<$'# mode=dlperf\na\t1n1g_b128_fp32\t1\t1.00\n# x=1\ty=2\nb\t1n1g_b128_fp32\t1\t2.00\n#'
 	[ "$output" = "$(printf '# mode=dlperf\n# x=1\ty=2\n#\na\t1n1g_b128_fp32\t1.00\t1.00\t1.00\t1.00\t1\nb\t1n1g_b128_fp32\t2.00\t2.00\t2.00\t2.00\t1')" ]
@@ -221,7 +229,7 @@ IN
 	[ "$stderr" = "median: <stdout>: write error: No space left on device" ]
 }
 
-# ---- issue 15: never a silent wrong number ---------------------------------
+# ---- never a silent wrong number ---------------------------------
 
 @test "a speed that R2n's x100 overflows is an error, not inf (1e307)" {
 	run -1 --separate-stderr median <<<$'a\t1n1g_b1_fp32\t1\t1e307'

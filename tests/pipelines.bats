@@ -4,7 +4,8 @@
 # under SETTINGS=best and SETTINGS=dlperf, is checked flag for flag from
 # `make -n` (where each flag comes from: doc/pipelines.md); a stand-in python
 # lets the commands run under launch, which shows the setting lines they write
-# and the train.py plsc edits; and those lines reach table's footer.
+# and the train.py plsc edits; and those lines reach table's footer. Last,
+# which build of bench the bench pipeline runs.
 
 bats_require_minimum_version 1.5.0
 load helper
@@ -269,4 +270,42 @@ def main():
 	run -0 --separate-stderr grep-iters "$d/1.log"
 	[ "${lines[1]}" = "# env framework=pytorch-synthetic key=1n1g_b2_fp32 run=1 node=0 setting.allocator=jemalloc" ]
 	[ "${lines[2]}" = "# env framework=pytorch-synthetic key=1n1g_b2_fp32 run=1 node=0 setting.malloc_conf=dirty_decay_ms:-1,muzzy_decay_ms:-1" ]
+}
+
+# bench_of ARGS…: the program make -n gives launch for a bench run (bench,
+# or bench-cuda where the build found the toolkit and a device).
+bench_of() {
+	make -n -s --no-print-directory -C "$ROOT" CUDA_QUIET=1 BIN="${BIN_UNDER_TEST:-$ROOT/bin}" \
+		RUNS=1 LOGDIR="$BATS_TEST_TMPDIR/logs" RESULTS="$BATS_TEST_TMPDIR/results" "$@" \
+		"$BATS_TEST_TMPDIR/results/1n1g_b16_fp32.md" | sed -n 's/.* 1n1g_b16_fp32 -- \([^ ]*\) .*/\1/p' |
+		xargs -r basename
+}
+
+@test "bench: bin/bench-cuda where the build finds the toolkit and a CUDA device, else bin/bench" {
+	run -0 bench_of CUDA=0 CUDA_DEVICE=1
+	[ "$output" = bench ]
+	run -0 bench_of CUDA_DEVICE=
+	[ "$output" = bench ]
+	# bench-cuda where the toolkit is found, else bench
+	run -0 bench_of CUDA_DEVICE=1
+	[[ $output == bench-cuda || $output == bench ]]
+	cuda=$output
+	# the probe: a GPU in nvidia-smi's list (where the driver's device
+	# files are absent), hidden by CUDA_VISIBLE_DEVICES set empty or to -1
+	mkdir -p "$BATS_TEST_TMPDIR/smi"
+	printf '#!/bin/sh\necho "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)"\n' >"$BATS_TEST_TMPDIR/smi/nvidia-smi"
+	chmod +x "$BATS_TEST_TMPDIR/smi/nvidia-smi"
+	PATH=$BATS_TEST_TMPDIR/smi:$PATH run -0 bench_of
+	[ "$output" = "$cuda" ]
+	PATH=$BATS_TEST_TMPDIR/smi:$PATH CUDA_VISIBLE_DEVICES=0 run -0 bench_of
+	[ "$output" = "$cuda" ]
+	PATH=$BATS_TEST_TMPDIR/smi:$PATH CUDA_VISIBLE_DEVICES=-1 run -0 bench_of
+	[ "$output" = bench ]
+	PATH=$BATS_TEST_TMPDIR/smi:$PATH CUDA_VISIBLE_DEVICES= run -0 bench_of
+	[ "$output" = bench ]
+	if ! compgen -G '/dev/nvidia[0-9]*' >/dev/null; then
+		printf '#!/bin/sh\nexit 9\n' >"$BATS_TEST_TMPDIR/smi/nvidia-smi"
+		PATH=$BATS_TEST_TMPDIR/smi:$PATH run -0 bench_of
+		[ "$output" = bench ]
+	fi
 }

@@ -149,6 +149,36 @@ in_frame() {
 	[ "${lines[0]}" = "plot: -s page needs -t table.md and -g plot.svg" ]
 }
 
+@test "a malformed env or mem line is an error naming file and line, not an item skipped" {
+	p='framework=bench key=1n1g_b16_fp32 run=1 node=0'
+	# stats.tsv and the line LINE after it: plot fails, the error in $stderr
+	plot_with() {
+		{ cat "$P/stats.tsv"; printf '%s\n' "$1"; } > "$T/bad.tsv"
+		run -1 --separate-stderr plot "$T/bad.tsv"
+		[ -z "$output" ]
+	}
+	plot_with "# env $p cpu model=x"
+	[ "$stderr" = "plot: $T/bad.tsv:12: env line: 2 items after node=, expected 1" ]
+	plot_with "# env $p cpu_model"
+	[ "$stderr" = "plot: $T/bad.tsv:12: env line: 'cpu_model' is not name=value" ]
+	plot_with "# env $p cpu_model=AMD%ZZ"
+	[ "$stderr" = "plot: $T/bad.tsv:12: env line: 'cpu_model=AMD%ZZ': '%ZZ' is not %XX (XX two hex digits, not 00)" ]
+	plot_with '# env node=0 hostname=box2'
+	[ "$stderr" = "plot: $T/bad.tsv:12: env line: framework=<framework> expected, not 'node=0'" ]
+	plot_with "# mem $p rank=0 rss_peak_mib=lots"
+	[ "$stderr" = "plot: $T/bad.tsv:12: mem line: rss_peak_mib 'lots' is not a whole number" ]
+}
+
+@test "env values are decoded (%XX in either case); a control byte shows as a blank in title and page" {
+	sed 's/AMD%20EPYC%207B13/AMD%09epyc%0a7b%2d13/' "$P/stats.tsv" > "$T/c.tsv"
+	run -0 plot "$T/c.tsv"
+	[[ "$output" == *'multiplot layout 1,2 title "bench b16 fp32 on box1 (AMD epyc 7b-13)"'* ]]
+	plot "$T/c.tsv" > "$T/c.gp"
+	draw "$T/c.gp"
+	run -0 plot -s page -t "$P/stats.md" -g "$T/c.svg" "$T/c.tsv"
+	[[ "$output" == *'<td>cpu_model</td><td>AMD epyc 7b-13</td><td>2</td>'* ]]
+}
+
 @test "main runs again in one process: same bytes twice" {
 	a=$(plot "$P/stats.tsv")
 	b=$(plot "$P/stats.tsv")

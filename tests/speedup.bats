@@ -189,7 +189,7 @@ IN
 	[ "$output" = "$line" ]
 }
 
-# ---- issue 15: never a silent wrong number ---------------------------------
+# ---- never a silent wrong number ---------------------------------
 
 @test "medians below 0.005 are divided as read, not rounded to 0 first (0/0 gave -nan)" {
 	run -0 speedup <<<$'a\t1n1g_b1_fp32\t0.001\t0.001\t0.001\t0.001\t1'

@@ -374,7 +374,7 @@ bench_log() { # path step_s total_batch: 120 iterations of bench's log
 	[ "$stderr" = "table: <stdout>: write error: No space left on device" ]
 }
 
-# ---- issue 15: never a silent wrong number ------------------------------------
+# ---- never a silent wrong number ------------------------------------
 
 @test "json: huge values are printed in shortest form, valid JSON, not i.nf" {
 	run -0 table -s json <<<$'m\t1n1g_b1_fp32\t1e308\t1e308\t1e308\t1e308\t1\t1e308'
@@ -493,6 +493,36 @@ assert e[0]["cpu_model"] == "AMD EPYC 7B13" and e[0]["load1"] == "0.1", e[0]'
 	printf '# mem framework=bench key=1n1g_b16_fp32 run=1 node=0 rss_peak_mib=many\n' >"$BATS_TEST_TMPDIR/bad"
 	run -1 --separate-stderr table "$BATS_TEST_TMPDIR/bad"
 	[[ "$stderr" == "table: $BATS_TEST_TMPDIR/bad:1: "* ]]
+}
+
+@test "env and mem lines are read by the meta lines' one grammar: its errors, exact" {
+	p='framework=bench key=1n1g_b16_fp32 run=1 node=0'
+	while IFS='|' read -r line msg; do
+		printf '%s\n' "$line" >"$BATS_TEST_TMPDIR/bad"
+		run -1 --separate-stderr table "$BATS_TEST_TMPDIR/bad"
+		[ "$stderr" = "table: $BATS_TEST_TMPDIR/bad:1: $msg" ] || { echo "$line: $stderr"; false; }
+		[ -z "$output" ]
+	done <<CASES
+# env $p cpu_model=AMD%2xPYC|env line: 'cpu_model=AMD%2xPYC': '%2x' is not %XX (XX two hex digits, not 00)
+# env $p cpu_model=AMD%g0|env line: 'cpu_model=AMD%g0': '%g0' is not %XX (XX two hex digits, not 00)
+# env $p cpu_model=AMD%|env line: 'cpu_model=AMD%': '%' is not %XX (XX two hex digits, not 00)
+# env $p cpu_model=A%00B|env line: 'cpu_model=A%00B': '%00' is not %XX (XX two hex digits, not 00)
+# env node=0 hostname=vm|env line: framework=<framework> expected, not 'node=0'
+# env key=1n1g_b16_fp32 framework=bench run=1 node=0 hostname=vm|env line: framework=<framework> expected, not 'key=1n1g_b16_fp32'
+# env framework=bench key=1n1g_b16_fp32 run=one node=0 hostname=vm|env line: run 'one' is not a whole number
+# env $p|env line: 0 items after node=, expected 1
+# env $p a=1 b=2|env line: 2 items after node=, expected 1
+# env $p a:1|env line: 'a:1' is not name=value
+# mem $p rss_peak_mib=many|mem line: rss_peak_mib 'many' is not a whole number
+# mem $p gpu=0 peak_mib=1|mem line: the last item, 'peak_mib', is not rss_peak_mib or gpu_peak_mib
+CASES
+}
+
+@test "env values are decoded (%XX in either case); a control byte shows as a blank in the footer" {
+	run -0 --separate-stderr bash -c "$(declare -f env_input); { env_input | sed 's/AMD%20EPYC%207B13/AMD%20epyc%0a7b%2d13/'; } | table"
+	[ "${lines[-2]}" = "- machine: vm1 / vm2, AMD epyc 7b-13, kernel 6.1.0" ]
+	run -0 --separate-stderr bash -c "$(declare -f env_input); { env_input | sed 's/AMD%20EPYC%207B13/AMD%20epyc%0a7b%2d13/'; } | table -s json"
+	[[ "$output" == *'"cpu_model": "AMD epyc\u000a7b-13"'* ]]
 }
 
 # ---- ours: ± columns, efficiency, the noisy mark (doc/statistics.md) ------------

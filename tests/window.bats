@@ -420,7 +420,9 @@ check_dlperf() {
 @test "an unknown flag is a usage error" {
 	run -2 --separate-stderr window -x
 	[ -z "$output" ]
-	[ "$stderr" = "usage: window [-c dlperf] [-s skip] [-n count] [-m time|rate] [-d drift%] [file ...]
+	[ "$stderr" = "usage: window [-c dlperf] [-s skip] [-n count] [-m method] [-d drift%] [file ...]
+  -m:  time (TB x n / the window's duration), rate (the mean of the printed
+       rates) or median-step (TB / the median step_s); default: the format's
   in:  framework format key run iter timestamp_s step_s samples_per_s loss
   out: framework key run samples_per_s jitter_pct drift_pct steady
        (DLPerf's mode: framework key run samples_per_s)" ]
@@ -436,9 +438,9 @@ check_dlperf() {
 	[ "$stderr" = "window: -n: '0' is out of range 1..1000000000" ]
 }
 
-@test "-m takes time or rate" {
+@test "-m takes time, rate or median-step" {
 	run -2 --separate-stderr window -m fast
-	[ "$stderr" = "window: -m: 'fast' is not time or rate" ]
+	[ "$stderr" = "window: -m: 'fast' is not time, rate or median-step" ]
 }
 
 @test "-c takes only dlperf" {
@@ -462,7 +464,7 @@ check_dlperf() {
 	[ "$output" = "$line" ]
 }
 
-# ---- issue 15: never a silent wrong number ---------------------------------
+# ---- never a silent wrong number ---------------------------------
 
 @test "a stamp of 10^12 s or more is an error, not a wrapped difference (2^64 us + 16 gave 1000000.00)" {
 	{ rec x bench 1n1g_b16_fp32 1 1 0 - - ; rec x bench 1n1g_b16_fp32 1 2 18446744073709.551632 - - ; } > "$BATS_TEST_TMPDIR/x"
@@ -599,4 +601,51 @@ steps_file() { # step_s ... -> run 1 of a/1n1g_b16_fp32, no stamps
 	printf 'pytorch\tpytorch\t1n1g_b128_fp32\t1\t%s\t-\t0.5\t256\t1\n' 1 2 3 > "$BATS_TEST_TMPDIR/c.tsv"
 	run -1 --separate-stderr window -c dlperf "$BATS_TEST_TMPDIR/c.tsv"
 	[[ $stderr == "window: $BATS_TEST_TMPDIR/c.tsv:3: pytorch/1n1g_b128_fp32/1: "* ]]
+}
+
+# ---- -m median-step (make perf-cpu's statistic) ----------------------------
+
+@test "median-step: TB over the median step_s, the middle two averaged when even" {
+	steps_file 0.5 0.4 0.25 1
+	# 16 / 0.45; the median of the rates 32 40 64 16 would be 36.00
+	run -0 window4 -m median-step -s 0 -n 4 "$BATS_TEST_TMPDIR/s"
+	[ "$output" = "$(printf 'a\t1n1g_b16_fp32\t1\t35.56')" ]
+	# odd: 16 / 0.4
+	run -0 window4 -m median-step -s 1 -n 3 "$BATS_TEST_TMPDIR/s"
+	[ "$output" = "$(printf 'a\t1n1g_b16_fp32\t1\t40.00')" ]
+}
+
+@test "median-step over interval records: each record's step_s over the iterations it covers" {
+	# 128 / median(39.77, 39.74, 39.95 s per 100 iterations) = 128 / 0.3977
+	run -0 window4 -m median-step -s 100 -n 300 "$F/dlperf/tensorflow.tsv"
+	[ "$output" = "$(printf 'tensorflow\t1n1g_b128_fp32\t1\t321.85')" ]
+}
+
+@test "median-step reads step_s, not the stamps" {
+	for i in 1 2 3 4; do rec a bench 1n1g_b16_fp32 1 $i "100$i.000000" 0.5 - ; done > "$BATS_TEST_TMPDIR/t"
+	run -0 window4 -m median-step -s 1 -n 3 "$BATS_TEST_TMPDIR/t"
+	[ "$output" = "$(printf 'a\t1n1g_b16_fp32\t1\t32.00')" ]
+	run -0 window4 -s 1 -n 3 "$BATS_TEST_TMPDIR/t"
+	[ "$output" = "$(printf 'a\t1n1g_b16_fp32\t1\t16.00')" ]
+}
+
+@test "median-step needs a step_s on every record of the window" {
+	{ rec x bench 1n1g_b16_fp32 1 1 - - 5 ; rec x bench 1n1g_b16_fp32 1 2 - 1 5 ; rec x bench 1n1g_b16_fp32 1 3 - - 5 ; } > "$BATS_TEST_TMPDIR/x"
+	run -1 --separate-stderr window -m median-step -s 1 -n 2 "$BATS_TEST_TMPDIR/x"
+	[ -z "$output" ]
+	[ "$stderr" = "window: $BATS_TEST_TMPDIR/x:3: x/1n1g_b16_fp32/1: no step_s for iteration 3" ]
+}
+
+@test "median-step of bench's log is perf-cpu's figure: samples of a step over the median step_s" {
+	# iterations 3-6 of a 16-sample run: steps 0.4 0.5 0.45 0.8, median 0.475
+	printf '%s\n' '# bench model=resnet50 backend=cpu-onednn nodes=1 gpus_per_node=1 batch_per_device=16 precision=fp32 image=64 data=synthetic' \
+		'iter=1 loss=6.9 step_s=3.0000 samples_per_s=5.33 ts=1000.000000' \
+		'iter=2 loss=6.9 step_s=0.9000 samples_per_s=17.78 ts=1000.900000' \
+		'iter=3 loss=6.9 step_s=0.4000 samples_per_s=40.00 ts=1001.300000' \
+		'iter=4 loss=6.9 step_s=0.5000 samples_per_s=32.00 ts=1001.800000' \
+		'iter=5 loss=6.9 step_s=0.4500 samples_per_s=35.56 ts=1002.250000' \
+		'iter=6 loss=6.9 step_s=0.8000 samples_per_s=20.00 ts=1003.050000' \
+		'# end iters=6 peak_mem_mb=1' > "$BATS_TEST_TMPDIR/b.log"
+	run -0 bash -c "grep-iters -k 1n1g_b16_fp32 '$BATS_TEST_TMPDIR/b.log' | window -d 1000 -m median-step -s 2 -n 4 | cut -f1-4"
+	[ "$output" = "$(printf 'bench\t1n1g_b16_fp32\t1\t33.68')" ]
 }

@@ -150,8 +150,9 @@ void add_make(prim *p, dnnl_memory_t a, dnnl_memory_t b, const dnnl_memory_desc_
 
 /* The backward-weights primitive of algorithm alg (hint: the forward one of
  * the same algorithm); where oneDNN has no optimised kernel for the
- * activations' layouts (AVX2: nChw8c layer4 at small images, 1.3 s a
- * call), one whose source and gradient layouts oneDNN picks, with reorders
+ * activations' layouts (AVX2: nChw8c layer4 at small images, whose
+ * reference kernel would take most of the step), one whose source and
+ * gradient layouts oneDNN picks, with reorders
  * into them (op->r_wx, op->r_wdy). Sets *wxm, *wdym to what it reads. */
 static dnnl_primitive_desc_t bwd_weights_pd(bk_op *op, const conv_shape *cs, dnnl_alg_kind_t alg,
 					    dnnl_memory_t xmem, const_dnnl_primitive_desc_t hint,
@@ -185,14 +186,14 @@ static dnnl_primitive_desc_t bwd_weights_pd(bk_op *op, const conv_shape *cs, dnn
 }
 
 /* The weights as a primitive of layout md reads them: the master weights
- * themselves when md is their layout, else *m over the shared wtmp, filled
+ * themselves when md is their layout, else *m over the shared cpu.wtmp, filled
  * by the reorder r each step. */
 static dnnl_memory_t weights_for(bk_op *op, const dnnl_memory_desc_t *md, dnnl_memory_t *m, prim *r)
 {
 	if (dnnl_memory_desc_equal(md, &op->wmd))
 		return op->m_w;
-	wtmp = temp_grow(wtmp, &wtmp_size, dnnl_memory_desc_get_size(md));
-	*m = mem_over(md, wtmp);
+	cpu.wtmp = temp_grow(cpu.wtmp, &cpu.wtmp_size, dnnl_memory_desc_get_size(md));
+	*m = mem_over(md, cpu.wtmp);
 	reorder_make(r, op->m_w, &op->wmd, *m, md);
 	return *m;
 }
@@ -211,7 +212,7 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 	conv_shape cs = {.y = y->md, .dy = dy->md, .s = {stride, stride}, .p = {pad, pad}, .k = k};
 	dnnl_dims_t wd = {y->c, x->c, k, k};
 	op->wplain = md4(y->c, x->c, k, k, dnnl_f32, dnnl_oihw);
-	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&cs.w, 4, wd, act_dt, dnnl_format_tag_any));
+	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&cs.w, 4, wd, cpu.act_dt, dnnl_format_tag_any));
 	DNNL_CHECK(dnnl_memory_desc_init_by_tag(&cs.dw, 4, wd, dnnl_f32, dnnl_format_tag_any));
 	if (dx) {
 		cs.dx = dx->md;
@@ -221,10 +222,10 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 	/* the image is fp32 NCHW; under amp or nhwc it is converted once per step */
 	cs.x = x->md;
 	dnnl_memory_t xmem = x->mem;
-	if (x->kind == BK_IMAGE && (act_dt != dnnl_f32 || act_tag == dnnl_nhwc)) {
+	if (x->kind == BK_IMAGE && (cpu.act_dt != dnnl_f32 || cpu.act_tag == dnnl_nhwc)) {
 		/* the stem runs on ref:any for an NCHW source and NHWC output */
-		cs.x = md4(x->n, x->c, x->h, x->w, act_dt,
-			   act_tag == dnnl_nhwc ? dnnl_nhwc : dnnl_nchw);
+		cs.x = md4(x->n, x->c, x->h, x->w, cpu.act_dt,
+			   cpu.act_tag == dnnl_nhwc ? dnnl_nhwc : dnnl_nchw);
 		buf_make(&op->img, &cs.x);
 		xmem = op->img.m;
 		reorder_make(&op->r_img, x->mem, &x->md, xmem, &cs.x);
@@ -275,8 +276,8 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 			/* no sum post-op on backward data: compute into a
 			 * shared temporary, then dx += it */
 			size_t need = dnnl_memory_desc_get_size(&dx->md);
-			acc_tmp = temp_grow(acc_tmp, &acc_tmp_size, need);
-			op->m_tmp = mem_over(&dx->md, acc_tmp);
+			cpu.acc_tmp = temp_grow(cpu.acc_tmp, &cpu.acc_tmp_size, need);
+			op->m_tmp = mem_over(&dx->md, cpu.acc_tmp);
 			dxm = op->m_tmp;
 			add_make(&op->add, dx->mem, op->m_tmp, &dx->md, 0, "conv dx add");
 		}
@@ -291,8 +292,8 @@ bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, in
 
 	dnnl_memory_t dwm = op->m_dw;
 	if (!dnnl_memory_desc_equal(dwmd, &op->wmd)) {
-		dwtmp = temp_grow(dwtmp, &dwtmp_size, dnnl_memory_desc_get_size(dwmd));
-		op->m_dwb = mem_over(dwmd, dwtmp);
+		cpu.dwtmp = temp_grow(cpu.dwtmp, &cpu.dwtmp_size, dnnl_memory_desc_get_size(dwmd));
+		op->m_dwb = mem_over(dwmd, cpu.dwtmp);
 		dwm = op->m_dwb;
 		reorder_make(&op->r_dw, op->m_dwb, dwmd, op->m_dw, &op->wmd);
 	}
@@ -313,7 +314,7 @@ void bk_conv_forward(bk_op *op)
 	if (op->r_img.p)
 		prim_run(&op->r_img);
 	if (op->r_wf.p) {
-		DNNL_CHECK(dnnl_memory_set_data_handle(op->m_wf, wtmp));
+		DNNL_CHECK(dnnl_memory_set_data_handle(op->m_wf, cpu.wtmp));
 		prim_run(&op->r_wf);
 	}
 	prof_kind(PK_CONV_FWD);
@@ -326,11 +327,11 @@ void bk_conv_backward_data(bk_op *op)
 		return;
 	prof_kind(PK_REORDER);
 	if (op->r_wb.p) {
-		DNNL_CHECK(dnnl_memory_set_data_handle(op->m_wb, wtmp));
+		DNNL_CHECK(dnnl_memory_set_data_handle(op->m_wb, cpu.wtmp));
 		prim_run(&op->r_wb);
 	}
 	if (op->m_tmp)
-		DNNL_CHECK(dnnl_memory_set_data_handle(op->m_tmp, acc_tmp));
+		DNNL_CHECK(dnnl_memory_set_data_handle(op->m_tmp, cpu.acc_tmp));
 	prof_kind(PK_CONV_BWD_DATA);
 	prim_run(&op->bwd);
 	if (op->add.p) {
@@ -342,7 +343,7 @@ void bk_conv_backward_data(bk_op *op)
 void bk_conv_backward_weights(bk_op *op)
 {
 	if (op->m_dwb)
-		DNNL_CHECK(dnnl_memory_set_data_handle(op->m_dwb, dwtmp));
+		DNNL_CHECK(dnnl_memory_set_data_handle(op->m_dwb, cpu.dwtmp));
 	if (op->r_wx.p) {
 		prof_kind(PK_REORDER);
 		prim_run(&op->r_wx);

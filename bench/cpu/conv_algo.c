@@ -22,9 +22,6 @@
 
 #include "internal.h"
 
-int conv_algo_mode;
-size_t conv_scratch_limit;
-
 enum { MAX_SHAPES = 64, REPS = 3 };
 
 /* A distinct shape and the algorithms find kept for it. */
@@ -131,7 +128,7 @@ static int winograd_faster(const conv_shape *c, int dir, const_dnnl_primitive_de
 			if (r > 0 && s < t[i].best) /* run 0 warms up */
 				t[i].best = s;
 		}
-	if (prim_verbose())
+	if (cpu.verbose)
 		warnf("conv find: %dx%dx%dx%d k%d -> %d %s: direct %.3f ms, winograd %.3f ms: %s",
 		      (int)c->x.dims[0], (int)c->x.dims[1], (int)c->x.dims[2], (int)c->x.dims[3],
 		      c->k, (int)c->y.dims[1], dir_name[dir], t[0].best * 1e3, t[1].best * 1e3,
@@ -145,7 +142,7 @@ void conv_algo_choose(const conv_shape *c, const dnnl_memory_t m[4], dnnl_alg_ki
 {
 	for (int d = 0; d < NDIR; d++)
 		alg[d] = dnnl_convolution_direct;
-	if (conv_algo_mode == BK_CONV_DIRECT || c->k != 3 || c->s[0] != 1 || c->s[1] != 1)
+	if (cpu.conv_algo == BK_CONV_DIRECT || c->k != 3 || c->s[0] != 1 || c->s[1] != 1)
 		return;
 	int key[9] = {(int)c->x.dims[0], (int)c->x.dims[1], (int)c->x.dims[2],
 		      (int)c->x.dims[3], (int)c->y.dims[1], c->k,
@@ -164,22 +161,23 @@ void conv_algo_choose(const conv_shape *c, const dnnl_memory_t m[4], dnnl_alg_ki
 			w[i] = conv_pd(c, i, dnnl_convolution_winograd, w[DIR_FWD], quiet);
 	int has = w[DIR_FWD] != NULL; /* oneDNN has Winograd here, whatever its size */
 	for (int i = 0; i < NDIR; i++)
-		if (w[i] && conv_scratch_limit && scratch_of(w[i]) > conv_scratch_limit) {
-			if (prim_verbose())
+		if (w[i] && cpu.conv_scratch_limit && scratch_of(w[i]) > cpu.conv_scratch_limit) {
+			if (cpu.verbose)
 				warnf("conv find: %dx%dx%dx%d k%d -> %d %s: winograd's scratchpad, "
 				      "%.1f MB, is over --workspace-mb %.1f: direct",
 				      (int)c->x.dims[0], (int)c->x.dims[1], (int)c->x.dims[2],
 				      (int)c->x.dims[3], c->k, (int)c->y.dims[1], dir_name[i],
-				      scratch_of(w[i]) / 1048576.0, conv_scratch_limit / 1048576.0);
+				      scratch_of(w[i]) / 1048576.0,
+				      cpu.conv_scratch_limit / 1048576.0);
 			DNNL_CHECK(dnnl_primitive_desc_destroy(w[i]));
 			w[i] = NULL;
 		}
-	if (conv_algo_mode == BK_CONV_FIND && (w[0] || w[1] || w[2]))
+	if (cpu.conv_algo == BK_CONV_FIND && (w[0] || w[1] || w[2]))
 		d[DIR_FWD] = conv_pd(c, DIR_FWD, dnnl_convolution_direct, NULL, CONV_PD_QUIET);
 	for (int i = 0; i < NDIR; i++) {
 		if (!w[i])
 			continue;
-		if (conv_algo_mode == BK_CONV_FIND) {
+		if (cpu.conv_algo == BK_CONV_FIND) {
 			if (i)
 				d[i] = conv_pd(c, i, dnnl_convolution_direct, d[DIR_FWD],
 					       CONV_PD_QUIET);
@@ -188,7 +186,7 @@ void conv_algo_choose(const conv_shape *c, const dnnl_memory_t m[4], dnnl_alg_ki
 		}
 		alg[i] = dnnl_convolution_winograd;
 	}
-	if (conv_algo_mode == BK_CONV_WINOGRAD && !has && !warned++)
+	if (cpu.conv_algo == BK_CONV_WINOGRAD && !has && !warned++)
 		warnf("--conv-algo winograd: oneDNN has no Winograd here for %s 3x3 convolutions "
 		      "on %dx%d (only fp32 on AVX-512, blocked layout); they run direct",
 		      c->x.data_type == dnnl_f32 ? "fp32" : "bf16", (int)c->x.dims[2],

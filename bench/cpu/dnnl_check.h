@@ -1,7 +1,6 @@
 /*
  * bench/cpu/dnnl_check.h: DNNL_CHECK(call), for every oneDNN call of the CPU
- * backend (bench/cpu/backend.c) and of the convolution roof
- * (tests/perf/roof.c). A failed call dies through lib's die:
+ * backend (bench/cpu/) and of the convolution roof (tests/perf/roof.c). A failed call dies through lib's die:
  * "prog: dnnl error at FILE:LINE: <status>", exit 1 (every rank of bench).
  */
 #ifndef BENCH_DNNL_CHECK_H

@@ -1,10 +1,12 @@
 /*
- * bench/cpu/prim.c: oneDNN's plumbing for the CPU backend: the engine and
+ * bench/cpu/prim.c: oneDNN's plumbing for the CPU backend, and the
+ * backend's one state (internal.h's cpu) that bk_init fills: the engine and
  * the stream, memories over our buffers, primitive descriptors (with
  * --verbose, the implementation oneDNN picked; pd_try where oneDNN may have
  * none), primitives created once with their arguments bound once (and
  * prim_time, which times one run), and the one user-managed scratchpad that
  * every primitive shares (grown at plan time to the largest any needs).
+ * Calls memory.c alone of the backend's files.
  */
 #include <omp.h>
 #include <stdlib.h>
@@ -12,42 +14,32 @@
 
 #include "internal.h"
 
-static dnnl_engine_t eng;
-static dnnl_stream_t strm;
-static int verbose;
-static void *scratch; /* the scratchpad of every primitive */
-static size_t scratch_size;
+struct cpu_backend cpu = {.act_dt = dnnl_f32, .act_tag = dnnl_nChw16c, .act_block = 16};
 
-void prim_init(int verbose_)
+void prim_init(void)
 {
-	verbose = verbose_;
-	DNNL_CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0));
-	DNNL_CHECK(dnnl_stream_create(&strm, eng, dnnl_stream_default_flags));
+	DNNL_CHECK(dnnl_engine_create(&cpu.eng, dnnl_cpu, 0));
+	DNNL_CHECK(dnnl_stream_create(&cpu.strm, cpu.eng, dnnl_stream_default_flags));
 }
 
 void prim_finalize(void)
 {
-	free(scratch);
-	scratch = NULL;
-	scratch_size = 0;
-	DNNL_CHECK(dnnl_stream_destroy(strm));
-	DNNL_CHECK(dnnl_engine_destroy(eng));
+	free(cpu.scratch);
+	cpu.scratch = NULL;
+	cpu.scratch_size = 0;
+	DNNL_CHECK(dnnl_stream_destroy(cpu.strm));
+	DNNL_CHECK(dnnl_engine_destroy(cpu.eng));
 }
 
 void prim_wait(void)
 {
-	DNNL_CHECK(dnnl_stream_wait(strm));
-}
-
-int prim_verbose(void)
-{
-	return verbose;
+	DNNL_CHECK(dnnl_stream_wait(cpu.strm));
 }
 
 dnnl_memory_t mem_over(const dnnl_memory_desc_t *md, const void *p)
 {
 	dnnl_memory_t m;
-	DNNL_CHECK(dnnl_memory_create(&m, md, eng, (void *)p));
+	DNNL_CHECK(dnnl_memory_create(&m, md, cpu.eng, (void *)p));
 	return m;
 }
 
@@ -57,12 +49,12 @@ void reorder_now(const dnnl_memory_desc_t *smd, const void *s, const dnnl_memory
 {
 	dnnl_primitive_desc_t pd;
 	dnnl_primitive_t p;
-	DNNL_CHECK(dnnl_reorder_primitive_desc_create(&pd, smd, eng, dmd, eng, NULL));
+	DNNL_CHECK(dnnl_reorder_primitive_desc_create(&pd, smd, cpu.eng, dmd, cpu.eng, NULL));
 	DNNL_CHECK(dnnl_primitive_create(&p, pd));
 	dnnl_memory_t sm = mem_over(smd, s), dm = mem_over(dmd, d);
 	dnnl_exec_arg_t a[2] = {{DNNL_ARG_FROM, sm}, {DNNL_ARG_TO, dm}};
-	DNNL_CHECK(dnnl_primitive_execute(p, strm, 2, a));
-	DNNL_CHECK(dnnl_stream_wait(strm));
+	DNNL_CHECK(dnnl_primitive_execute(p, cpu.strm, 2, a));
+	DNNL_CHECK(dnnl_stream_wait(cpu.strm));
 	DNNL_CHECK(dnnl_memory_destroy(sm));
 	DNNL_CHECK(dnnl_memory_destroy(dm));
 	DNNL_CHECK(dnnl_primitive_destroy(p));
@@ -84,13 +76,13 @@ dnnl_primitive_desc_t pd_try(const void *desc, dnnl_primitive_attr_t attr,
 {
 	dnnl_primitive_desc_t pd;
 	dnnl_primitive_attr_t a = attr ? attr : user_scratch_attr();
-	dnnl_status_t s = dnnl_primitive_desc_create(&pd, desc, a, eng, hint);
+	dnnl_status_t s = dnnl_primitive_desc_create(&pd, desc, a, cpu.eng, hint);
 	if (!attr)
 		DNNL_CHECK(dnnl_primitive_attr_destroy(a));
 	if (s == dnnl_unimplemented)
 		return NULL;
 	DNNL_CHECK(s);
-	if (verbose && what) {
+	if (cpu.verbose && what) {
 		const char *impl = "?";
 		DNNL_CHECK(dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl));
 		warnf("%s: %s", what, impl);
@@ -127,8 +119,8 @@ void prim_make(prim *p, const_dnnl_primitive_desc_t pd)
 	const dnnl_memory_desc_t *smd = query_md(pd, dnnl_query_scratchpad_md);
 	size_t sz = smd ? dnnl_memory_desc_get_size(smd) : 0;
 	if (sz) {
-		scratch = temp_grow(scratch, &scratch_size, sz);
-		p->scratch = mem_over(smd, scratch);
+		cpu.scratch = temp_grow(cpu.scratch, &cpu.scratch_size, sz);
+		p->scratch = mem_over(smd, cpu.scratch);
 		p->a[p->n++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, p->scratch};
 	}
 }
@@ -146,16 +138,16 @@ void prim_arg(prim *p, int arg, dnnl_memory_t m)
 double prim_time(dnnl_primitive_t p, int n, const dnnl_exec_arg_t *a)
 {
 	double t = omp_get_wtime();
-	DNNL_CHECK(dnnl_primitive_execute(p, strm, n, a));
-	DNNL_CHECK(dnnl_stream_wait(strm));
+	DNNL_CHECK(dnnl_primitive_execute(p, cpu.strm, n, a));
+	DNNL_CHECK(dnnl_stream_wait(cpu.strm));
 	return omp_get_wtime() - t;
 }
 
 void prim_run(prim *p)
 {
 	if (p->scratch)
-		DNNL_CHECK(dnnl_memory_set_data_handle(p->scratch, scratch));
-	DNNL_CHECK(dnnl_primitive_execute(p->p, strm, p->n, p->a));
+		DNNL_CHECK(dnnl_memory_set_data_handle(p->scratch, cpu.scratch));
+	DNNL_CHECK(dnnl_primitive_execute(p->p, cpu.strm, p->n, p->a));
 }
 
 void prim_free(prim *p)
@@ -174,7 +166,7 @@ void reorder_make(prim *p, dnnl_memory_t from, const dnnl_memory_desc_t *fmd, dn
 {
 	dnnl_primitive_desc_t pd;
 	dnnl_primitive_attr_t attr = user_scratch_attr();
-	DNNL_CHECK(dnnl_reorder_primitive_desc_create(&pd, fmd, eng, tmd, eng, attr));
+	DNNL_CHECK(dnnl_reorder_primitive_desc_create(&pd, fmd, cpu.eng, tmd, cpu.eng, attr));
 	DNNL_CHECK(dnnl_primitive_attr_destroy(attr));
 	prim_make(p, pd);
 	prim_arg(p, DNNL_ARG_FROM, from);

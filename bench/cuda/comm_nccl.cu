@@ -6,7 +6,7 @@
  * PMIX_RANK set) it runs MPI; started alone it is rank 0 of 1 and touches
  * neither MPI nor NCCL. The device of a rank is its local rank modulo the
  * devices, chosen before MPI_Init when the launcher says the local rank
- * (plan.h's gpu_env_local_rank: a CUDA-aware MPI then opens its context on
+ * (startup.h's gpu_env_local_rank: a CUDA-aware MPI then opens its context on
  * that GPU, not on GPU 0 in every rank), else after it from an MPI
  * shared-memory split.
  *
@@ -18,8 +18,8 @@
  * stream (the update is queued behind the sums). The NCCL stream has the
  * default priority, as PyTorch's process group: at the highest, its
  * allreduces slow down the batch norm kernels they overlap (cuDNN's
- * persistent NHWC ones 2-4x, NVIDIA/nccl#338); --nccl-high-priority asks
- * for the highest.
+ * persistent NHWC ones, several times over: NVIDIA/nccl#338);
+ * --nccl-high-priority asks for the highest.
  *
  * Every wait of the host for the GPU is bounded while NCCL runs
  * (comm_wait, watch.h): it polls ncclCommGetAsyncError, and on an error or

@@ -1,7 +1,7 @@
 /*
  * bench/cuda/conv.cu: convolutions on cuDNN's legacy API (cuDNN 8 and 9), and
  * the search of their algorithms: cudnnFind runs once per distinct shape
- * (plan.h), within the workspace limit, and only among algorithms whose math
+ * (search.h), within the workspace limit, and only among algorithms whose math
  * the precision allows.
  *
  * In NHWC (amp, bf16, --layout nhwc) cuDNN reads filters as KRSC, and so
@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "search.h"
 
 enum { MAX_SHAPES = 128, MAX_ALGOS = 16 };
 
@@ -32,9 +33,9 @@ struct conv_algos {
 	size_t fwd_ws, bwd_data_ws, bwd_filter_ws;
 };
 
+/* The distinct shapes, gpu.conv_shapes of them, and their algorithms. */
 static struct gpu_conv_shape shapes[MAX_SHAPES];
 static struct conv_algos algos[MAX_SHAPES];
-static int nshapes;
 
 enum { MAX_CONVS = 256 };
 /* The convolutions whose master weights are KRSC (op->krsc). */
@@ -53,11 +54,6 @@ static struct {
 static size_t weights_of(const bk_op *op)
 {
 	return (size_t)op->cout * op->cin * op->k * op->k;
-}
-
-int conv_shapes(void)
-{
-	return nshapes;
 }
 
 /* fp32: no TF32. The math type cudnnFind reports for an algorithm is set on
@@ -248,11 +244,11 @@ extern "C" bk_op *bk_conv_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_ten
 
 	struct gpu_conv_shape s = {x->n, op->cpad, x->h,   x->w, y->c,
 				   k,    k,        stride, pad,  gpu.precision};
-	int i = gpu_conv_lookup(shapes, nshapes, &s);
+	int i = gpu_conv_lookup(shapes, gpu.conv_shapes, &s);
 	if (i < 0) {
-		if (nshapes == MAX_SHAPES)
+		if (gpu.conv_shapes == MAX_SHAPES)
 			die("conv plan: more than %d convolution shapes", MAX_SHAPES);
-		i = nshapes++;
+		i = gpu.conv_shapes++;
 		shapes[i] = s;
 		memset(&algos[i], 0, sizeof algos[i]);
 	}

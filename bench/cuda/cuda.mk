@@ -8,7 +8,8 @@
 #   make CUDA_HOME=/opt/cuda   where the toolkit lives (default /usr/local/cuda)
 #   make check-gpu             CPU and GPU backends on the same weights and batch
 #
-# The host-side pieces (bench/cuda/lossscale.c, plan.c and their driver
+# The host-side pieces (bench/cuda/lossscale.c, search.c, startup.c,
+# watch.c, the headers the kernels share with them, and their driver
 # bin/test-gpu-host) are plain C and always built: they are tested on the
 # CPU. What needs nvcc is built only when nvcc, cuDNN and cuBLAS are found;
 # NCCL is needed for more than one GPU.
@@ -67,6 +68,17 @@ endif
 endif
 endif
 
+# A CUDA device on this machine, for the pipeline's choice of bin/bench-cuda
+# (pipelines/bench.mk): the driver's device files (/dev/nvidia0 …) or, where
+# there are none (WSL), a GPU in nvidia-smi's list; CUDA_VISIBLE_DEVICES
+# set empty or to -1 hides them, as it does from CUDA. Probed once, when a
+# bench run is planned; CUDA_DEVICE=1 or CUDA_DEVICE= decides instead.
+cuda_hidden = $(and $(filter-out undefined,$(origin CUDA_VISIBLE_DEVICES)),$(if \
+	$(filter-out -1,$(CUDA_VISIBLE_DEVICES)),,1))
+cuda_probe = $(if $(cuda_hidden),,$(if $(wildcard /dev/nvidia[0-9]*),1,$(if \
+	$(shell nvidia-smi -L 2>/dev/null | grep '^GPU '),1)))
+CUDA_DEVICE ?= $(eval CUDA_DEVICE := $(cuda_probe))$(CUDA_DEVICE)
+
 # An architecture this nvcc cannot build for is a clear error, not nvcc's
 # "Unsupported gpu architecture" halfway through the build.
 ifdef CUDA_FOUND
@@ -103,7 +115,8 @@ $(eval $(call track_flags,cuda,$(if $(CUDA_FOUND),$(NVCC) $(NVCCFLAGS) $(CUDA_LD
 
 # ---- host-side objects (always) --------------------------------------------
 
-CUDA_HOST_OBJ := $(call objs,bench/cuda/lossscale.c bench/cuda/plan.c bench/cuda/watch.c)
+CUDA_HOST_OBJ := $(call objs,bench/cuda/lossscale.c bench/cuda/search.c bench/cuda/startup.c \
+	bench/cuda/watch.c)
 GPU_HOST_TEST_OBJ := $(call objs,tests/drivers/gpu-host.c)
 $(CUDA_HOST_OBJ) $(GPU_HOST_TEST_OBJ): XCFLAGS := $(CUDA_HOST_XCFLAGS)
 $(CUDA_HOST_OBJ) $(GPU_HOST_TEST_OBJ): $(OBJ)/.flags-cuda

@@ -1,8 +1,9 @@
 /*
  * bench/cuda/internal.h: what the files of the CUDA backend share: its one
- * state (gpu), tensors and ops (memory.cu: device memory and tensors), the
- * cuDNN workspace (memory.cu too), and the launchers of our own kernels
- * (kernels.cu, loss.cu). Included by the .cu files of bench/cuda/ only.
+ * state (gpu, device.cu), tensors and ops (memory.cu: device memory and
+ * tensors), the cuDNN workspace (workspace.cu), and the launchers of our
+ * own kernels (kernels.cu, loss.cu). Included by the .cu files of
+ * bench/cuda/ only.
  */
 #ifndef BENCH_CUDA_INTERNAL_H
 #define BENCH_CUDA_INTERNAL_H
@@ -20,7 +21,7 @@ extern "C" {
 }
 #include "check.h"
 #include "lossscale.h"
-#include "plan.h"
+#include "startup.h"
 #include "watch.h"
 
 enum { THREADS = 256 }; /* threads per block of our kernels */
@@ -69,7 +70,8 @@ struct cuda_backend {
 	struct step_knobs *knobs, *knobs_host; /* device; pinned */
 	int nccl_high;                         /* --nccl-high-priority */
 	double nccl_timeout;                   /* --nccl-timeout, seconds */
-	struct gpu_bn_count bn;                /* how the batch norms run */
+	struct gpu_bn_count bn;                /* how the batch norms run (bn.cu) */
+	int conv_shapes;                       /* distinct convolution shapes searched (conv.cu) */
 	int graph_state;                       /* GRAPH_* */
 	cudaGraph_t graph;
 	cudaGraphExec_t graph_exec;
@@ -136,7 +138,15 @@ struct bk_op {
 	int nseg;
 };
 
-/* ---- backend.cu ------------------------------------------------------- */
+/*
+ * Each file's functions for the others. The files call each other in one
+ * direction only, each just files before it in this list: device.cu,
+ * comm_nccl.cu, workspace.cu, kernels.cu, conv.cu, bn.cu, pool.cu,
+ * graph.cu, memory.cu, backend.cu, loss.cu, gemm.cu, host.cu; the plain C
+ * ones (lossscale.c, search.c, startup.c, watch.c) call none.
+ */
+
+/* ---- device.cu -------------------------------------------------------- */
 
 /* Number of CUDA devices; dies "no CUDA device (why)" when the runtime
  * reports an error or none. comm_nccl.cu asks before NCCL starts. */
@@ -146,11 +156,16 @@ const char *precision_name(int precision);
 void *dev_alloc(size_t bytes);
 void note_mem(void);
 bk_op *op_new(void);
+
+/* ---- backend.cu ------------------------------------------------------- */
+
 /* amp: read the last step's overflow verdict and advance the loss scale. */
 void settle(void);
 /* Wait for everything queued on the compute stream: bounded, and watching
  * NCCL, when NCCL runs (comm_wait); else a plain synchronisation. */
 void stream_wait(void);
+
+/* ---- workspace.cu ----------------------------------------------------- */
 
 /* The one workspace of cuDNN's convolutions and batch norms. At plan time
  * ws_limit_init fixes how much a search may use, ws_grow makes room for a
@@ -163,8 +178,6 @@ void ws_finalize(void);
 
 /* ---- conv.cu ---------------------------------------------------------- */
 
-/* Distinct convolution shapes searched so far. */
-int conv_shapes(void);
 /* NHWC convolutions read their master weights as KRSC: after bytes were
  * copied to dev, the conv weights among them are turned OIHW -> KRSC in
  * place; before a copy to the host, conv_to_host gives a device copy of

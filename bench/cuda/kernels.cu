@@ -7,6 +7,7 @@
  * update in loss.cu. Each op runs on gpu.stream; every launch is checked.
  */
 #include "kernels.h"
+#include "layout.h"
 
 /* fp32 NCHW -> T in NCHW or NHWC (nhwc = 1); i walks the destination.
  * Start-up and export only. */

@@ -4,7 +4,7 @@
  * max and average pooling; loss.cu: the classifier's bias, softmax
  * cross-entropy and the SGD update): the grid size, the element types and
  * their fp32 conversions, the dispatch on an activation's type and on the
- * vector width, the grid-stride loop and the divisors of plan.h.
+ * vector width, the grid-stride loop and the divisors of index.h.
  */
 #ifndef BENCH_CUDA_KERNELS_H
 #define BENCH_CUDA_KERNELS_H
@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "elementwise.h"
+#include "index.h"
 #include "internal.h"
 
 static inline unsigned blocks(size_t n)
@@ -70,7 +71,7 @@ template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float
 		}                                     \
 	} while (0)
 
-/* Indices are 32-bit (plan.h): no tensor reaches 2^31 elements. */
+/* Indices are 32-bit (index.h): no tensor reaches 2^31 elements. */
 #define GRID_STRIDE(i, n)                                                           \
 	for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < (uint32_t)(n); \
 	     i += gridDim.x * blockDim.x)

@@ -7,6 +7,7 @@
  * op runs on gpu.stream; every launch is checked.
  */
 #include "kernels.h"
+#include "softmax.h"
 
 /* y[n][out] += b[out] */
 static __global__ void k_bias(float *y, const float *b, uint32_t total, gpu_div out)
@@ -29,7 +30,7 @@ static __global__ void k_bias_back(const float *dy, float *db, int n, int out)
 	}
 }
 
-/* A warp per row, in float (plan.h's lane functions, tested on the CPU):
+/* A warp per row, in float (softmax.h's lane functions, tested on the CPU):
  * the lanes' running maxima and sums merged by a butterfly, lane 0's result
  * given to all, then dz and the row's loss. The loss gradient is scaled by
  * the loss scale the device holds (knobs), so a captured step replays with

@@ -6,6 +6,8 @@
  * is checked.
  */
 #include "kernels.h"
+#include "layout.h"
+#include "search.h"
 
 /* y[n][c] = mean over h*w of x, fp32 out. NHWC: a thread per (n, group of
  * V channels), reading V channels at once; NCHW (V = 1): a thread per (n, c). */

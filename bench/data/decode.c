@@ -216,8 +216,8 @@ static void resample(decoder *d, size_t row_bytes, int rx0, int ry0, int rh, int
  * pixels each way (at least scale_min eighths). libjpeg-turbo has SIMD
  * inverse DCTs for those four scales only; at 3/8, 5/8, 6/8 and 7/8 its
  * IDCTs (and the larger ones that upsample the chroma) are scalar C, and
- * decoding more pixels at 8/8 costs less: 8 % less CPU an image at 224 px,
- * 2 % at 112 (doc/measurements.md).
+ * decoding more pixels at 8/8 costs less CPU than those (doc/performance.md
+ * has the figures).
  */
 static int pick_scale(int h, int w, int size, int scale_min)
 {

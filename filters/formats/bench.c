@@ -10,7 +10,9 @@
  * bench's own layout is read by a fast path. DLPerf never ran bench: it is
  * measured our way in DLPerf's mode too.
  */
+#include "alias.h"
 #include "formats.h"
+#include "scan.h"
 
 #include <string.h>
 
@@ -144,17 +146,15 @@ static void header(struct scan *sc, const char *s)
 			    strncmp(t, names[i], (size_t)(eq - t)) == 0)
 				v[i] = (struct txt){eq + 1, (size_t)(p - eq - 1)};
 	}
-	for (int i = 0; i < 4; i++) {
-		if (!v[i].p)
-			continue;
-		int r = i < 3 ? take_pos_n(v[i].p, v[i].n, nums[i]) : 0;
-		if (r)
+	for (int i = 0; i < 3; i++) {
+		enum key_status r = v[i].p ? key_part(v[i].p, v[i].n, nums[i]) : KEY_OK;
+		if (r != KEY_OK)
 			record_die(sc->in, "header: %s=%.*s %s", names[i], (int)v[i].n, v[i].p,
-				   take_pos_why(r));
-		if (i == 3 && set_prec(&k, v[i].p, v[i].n))
-			record_die(sc->in, "header: precision=%.*s is not %s", (int)v[i].n, v[i].p,
-				   precisions_text);
+				   key_part_why(r));
 	}
+	if (v[3].p && alias_prec(&k, v[3].p, v[3].n))
+		record_die(sc->in, "header: precision=%.*s is not %s", (int)v[3].n, v[3].p,
+			   prec_list());
 	for (int i = 0; i < 4 && !sc->have_key; i++)
 		if (!v[i].p)
 			record_die(sc->in, "header: no %s=", names[i]);

@@ -1,51 +1,14 @@
 /*
- * dlperf.c — what DLPerf's per-format methods share (doc/dlperf.md): a
- * run's records in file order, their timestamps, the "kept lines" most
- * scripts count from, and numpy's mean. Each format's own method is in its
- * file; window calls it through struct format in DLPerf's mode.
+ * dlperf.c — what DLPerf's per-format methods share (dlperf.h, doc/dlperf.md):
+ * a run's records in file order, the "kept lines" most scripts count from,
+ * and numpy's mean. Each format's own method is in its file; window calls
+ * it through struct format in DLPerf's mode.
  */
-#include "formats.h"
+#include "dlperf.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
-
-int parse_stamp(const char *s, struct stamp *t, int want_d)
-{
-	const char *p = s;
-	long long sec = 0, usec = 0;
-	int fd = 0, id = 0;
-
-	for (; digit(*p); p++, id++)
-		if (id < 18)
-			sec = sec * 10 + (*p - '0');
-	if (id == 0 || id > 18)
-		return -1;
-	if (*p == '.') {
-		for (p++; digit(*p); p++, fd++)
-			if (fd < 6)
-				usec = usec * 10 + (*p - '0');
-		if (fd == 0)
-			return -1;
-	}
-	if (*p != '\0')
-		return -1;
-	for (int i = fd; i < 6; i++)
-		usec *= 10;
-	t->present = 1;
-	t->exact = fd <= 6;
-	t->sec = sec;
-	t->usec = usec;
-	t->d = want_d ? strtod(s, NULL) : 0;
-	return 0;
-}
-
-double stamp_diff(const struct stamp *a, const struct stamp *b)
-{
-	if (a->exact && b->exact)
-		return (double)((b->sec - a->sec) * 1000000 + (b->usec - a->usec)) / 1e6;
-	return b->d - a->d;
-}
 
 size_t dlperf_kept(struct dlperf_run *r, long drop)
 {

@@ -10,7 +10,9 @@
  * share the log: the first loss line of a sink stands, the ranks' times
  * become their median.
  */
+#include "dlperf.h"
 #include "formats.h"
+#include "scan.h"
 
 #include <math.h>
 #include <stdlib.h>

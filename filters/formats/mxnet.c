@@ -9,7 +9,11 @@
  * DLPerf's matcher reads epoch 0 only. NGC MXNet shares the Speed reading
  * and DLPerf's method (ngc-mxnet.c).
  */
+#include "dlperf.h"
+#include "families.h"
 #include "formats.h"
+#include "scan.h"
+#include "stamp.h"
 
 #include <stdlib.h>
 #include <string.h>

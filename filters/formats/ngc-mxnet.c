@@ -10,7 +10,11 @@
  * several batches cannot be measured: log every batch. DLPerf's matcher
  * reads epoch 0 only; its method is gluon-cv's over rows of one line a rank.
  */
+#include "dlperf.h"
+#include "families.h"
 #include "formats.h"
+#include "scan.h"
+#include "stamp.h"
 
 #include <string.h>
 

@@ -9,7 +9,10 @@
  * continue the count); the stamp is the end of the iteration, read as UTC.
  * Validation lines (val.* metrics only) are no records.
  */
+#include "dlperf.h"
 #include "formats.h"
+#include "scan.h"
+#include "stamp.h"
 
 static int parse(struct scan *sc, const char *s, const char *at, struct it *it)
 {

@@ -9,7 +9,10 @@
  * UTC. The summary at the end, "()", is no record. The log starts at step
  * 20, hence our default window skips 21.
  */
+#include "dlperf.h"
 #include "formats.h"
+#include "scan.h"
+#include "stamp.h"
 
 static int parse(struct scan *sc, const char *s, const char *at, struct it *it)
 {

@@ -8,7 +8,10 @@
  * time last. It prints OneFlow's "name = value" configuration lines and is
  * measured by DLPerf the way OneFlow's cnns are (oneflow.c).
  */
+#include "families.h"
 #include "formats.h"
+#include "scan.h"
+#include "stamp.h"
 
 #include <string.h>
 
@@ -33,7 +36,7 @@ static int parse(struct scan *sc, const char *s, const char *at, struct it *it)
 	q = label(p, "throughput:");
 	it->rate = getnum(sc, &q, "throughput", NULL, POSITIVE);
 	q = skipb(q);
-	it->ts = unix_last(sc, &q);
+	unix_last(sc, &q, it);
 	return 1;
 }
 

@@ -7,7 +7,9 @@
  * iteration and nothing after it; no timestamps, so our default method
  * averages the printed rates.
  */
+#include "dlperf.h"
 #include "formats.h"
+#include "scan.h"
 
 static int parse(struct scan *sc, const char *s, const char *at, struct it *it)
 {

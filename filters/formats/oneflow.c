@@ -12,7 +12,11 @@
  * numbered. The "name = value" lines at column 0 give part of the key and
  * must agree with the path or -k (OneFlow BERT prints them too).
  */
+#include "dlperf.h"
+#include "families.h"
 #include "formats.h"
+#include "scan.h"
+#include "stamp.h"
 
 #include <string.h>
 
@@ -33,7 +37,7 @@ static int parse(struct scan *sc, const char *s, const char *at, struct it *it)
 	q = label(p, "samples/s:");
 	it->rate = getnum(sc, &q, "samples/s", NULL, POSITIVE);
 	q = skipb(q);
-	it->ts = unix_last(sc, &q);
+	unix_last(sc, &q, it);
 	return 1;
 }
 
@@ -58,9 +62,9 @@ int oneflow_config(struct scan *sc, const char *s)
 		if (!sc->have_key)
 			return 1;
 		long x;
-		int r = take_pos_n(p, vn, &x);
-		if (r)
-			record_die(sc->in, "%s = '%.*s' %s", name, (int)vn, p, take_pos_why(r));
+		enum key_status r = key_part(p, vn, &x);
+		if (r != KEY_OK)
+			record_die(sc->in, "%s = '%.*s' %s", name, (int)vn, p, key_part_why(r));
 		long want = i == 0 ? sc->key.nodes : i == 1 ? sc->key.gpus : sc->key.batch;
 		if (x != want)
 			record_die(sc->in, "the log says %s = %ld, %s says %ld", name, x,

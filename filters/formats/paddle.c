@@ -8,7 +8,10 @@
  * iteration b + 1 of its pass; elapse is the iteration's seconds, the
  * logging stamp (UTC) its end. Test lines ("test batch") are not matched.
  */
+#include "dlperf.h"
 #include "formats.h"
+#include "scan.h"
+#include "stamp.h"
 
 #include <math.h>
 #include <stdlib.h>

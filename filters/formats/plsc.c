@@ -8,7 +8,10 @@
  * is derived. Batches restart each pass and the pass length is not printed:
  * only pass 0 can be numbered (DLPerf's matcher, too, reads pass 0 only).
  */
+#include "dlperf.h"
 #include "formats.h"
+#include "scan.h"
+#include "stamp.h"
 
 static int parse(struct scan *sc, const char *s, const char *at, struct it *it)
 {

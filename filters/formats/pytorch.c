@@ -9,7 +9,9 @@
  * iteration's seconds. The ranks' lines of an iteration become one record:
  * the median time, the first line's loss.
  */
+#include "dlperf.h"
 #include "formats.h"
+#include "scan.h"
 
 #include <math.h>
 

@@ -1,28 +1,10 @@
 /*
- * registry.c — the log formats in the order grep-iters tries them on a
- * log's lines (bench first: it is ours; a more specific anchor before a
- * looser one), and the names and column order of the frameworks in tables.
- * Adding a format: its file, one line in FORMATS, its fixtures in
- * tests/fixtures/grep-iters/<name>/.
+ * registry.c — the log formats as grep-iters tries them (FORMATS,
+ * formats.h), and the names and column order of the frameworks in tables.
  */
 #include "formats.h"
 
 #include <string.h>
-
-#define FORMATS(X)             \
-	X(bench)               \
-	X(oneflow)             \
-	X(oneflow_bert)        \
-	X(oneflow_insightface) \
-	X(ngc_pytorch)         \
-	X(ngc_tensorflow)      \
-	X(tensorflow)          \
-	X(paddle)              \
-	X(plsc)                \
-	X(ngc_mxnet)           \
-	X(mxnet)               \
-	X(mindspore)           \
-	X(pytorch)
 
 #define DECLARE(f) extern const struct format f##_format;
 #define ENTRY(f)   &f##_format,

@@ -1,10 +1,11 @@
 /*
  * scan.c — the scanning every parser of filters/formats/ shares: labels,
  * numbers checked where they are read (an error names file:line and the
- * text), calendar stamps as UTC Unix seconds, OneFlow's trailing Unix time
- * and NGC's DLLogger lines. Reads a line's text, writes into struct it.
+ * text) and NGC's DLLogger metrics (scan.h). Reads a line's text, writes
+ * into struct it. Time stamps are stamp.c's.
  */
 #include "formats.h"
+#include "scan.h"
 
 #include <float.h>
 #include <math.h>
@@ -159,106 +160,7 @@ struct txt pos_txt(const char *file, long line, const char *what, double v, char
 	return (struct txt){buf, strlen(buf)};
 }
 
-/* ---- calendar time ----------------------------------------------------- */
-
-/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant). */
-static long long days_from_civil(long long y, int m, int d)
-{
-	y -= m <= 2;
-	long long era = (y >= 0 ? y : y - 399) / 400;
-	long long yoe = y - era * 400;
-	long long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-static int dig2(const char *p)
-{
-	return (p[0] - '0') * 10 + (p[1] - '0');
-}
-
-int stamp_at(const char *s)
-{
-	static const char pat[] = "dddd-dd-dd dd:dd:dd";
-
-	for (int i = 0; pat[i]; i++) {
-		if (pat[i] == 'd' ? !digit(s[i])
-		    : i == 10     ? s[i] != ' ' && s[i] != 'T'
-				  : s[i] != pat[i])
-			return 0;
-	}
-	return 1;
-}
-
-void stamp_read(struct scan *sc, const char **pp, struct it *it)
-{
-	const char *s = *pp;
-	int y = dig2(s) * 100 + dig2(s + 2), mo = dig2(s + 5), d = dig2(s + 8);
-	int h = dig2(s + 11), mi = dig2(s + 14), se = dig2(s + 17);
-	static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-	int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-
-	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
-	    (mo == 2 && d == 29 && !leap) || h > 23 || mi > 59 || se > 59)
-		record_die(sc->in, "timestamp '%.19s' is not a valid date and time", s);
-	long long sec = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
-	const char *f = s + 19;
-	char frac[10];
-	int nf = 0;
-	if ((*f == '.' || *f == ',') && digit(f[1])) {
-		for (f++; digit(*f); f++) {
-			if (nf == 9)
-				record_die(sc->in,
-					   "timestamp '%.30s' has more than 9 fraction digits", s);
-			frac[nf++] = *f;
-		}
-	} else {
-		memcpy(frac, "000000", 6);
-		nf = 6;
-	}
-	size_t k = fmt_ll(it->tsbuf, sec);
-	it->tsbuf[k++] = '.';
-	memcpy(it->tsbuf + k, frac, (size_t)nf);
-	k += (size_t)nf;
-	long long ns = 0;
-	for (int i = 0; i < 9; i++)
-		ns = ns * 10 + (i < nf ? frac[i] - '0' : 0);
-	it->ts = (struct txt){it->tsbuf, k};
-	it->ts_sec = sec;
-	it->ts_nsec = (long)ns;
-	*pp = f;
-}
-
-void stamp_find(struct scan *sc, const char *s, const char *end, struct it *it)
-{
-	for (const char *p = s; p + 19 <= end; p++)
-		if (digit(*p) && stamp_at(p)) {
-			stamp_read(sc, &p, it);
-			return;
-		}
-}
-
-struct txt unix_last(struct scan *sc, const char **pp)
-{
-	struct txt t = getnum(sc, pp, "timestamp", NULL, POSITIVE);
-
-	if (*skipb(*pp))
-		record_die(sc->in, "text after the timestamp: '%.*s'", toklen(skipb(*pp)),
-			   skipb(*pp));
-	return t;
-}
-
 /* ---- NGC's DLLogger lines ---------------------------------------------- */
-
-const char *dll_stamp(struct scan *sc, const char *d, struct it *it)
-{
-	const char *p = skipb(d + 4);
-
-	if (!stamp_at(p))
-		record_die(sc->in, "DLL line without a timestamp: '%.*s'", toklen(p), p);
-	stamp_read(sc, &p, it);
-	return p;
-}
 
 const char *dll_metric(const char *s, const char *name)
 {

@@ -10,7 +10,9 @@
  * join up (each starts where the previous one ended), except in DLPerf's
  * mode, where every line counts as printed.
  */
+#include "dlperf.h"
 #include "formats.h"
+#include "scan.h"
 
 static int parse(struct scan *sc, const char *s, const char *at, struct it *it)
 {

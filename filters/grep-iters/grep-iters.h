@@ -1,28 +1,30 @@
 /*
  * grep-iters.h — what the parts of grep-iters share: main.c reads the logs
  * and writes the records, paths.c reads a log's configuration from its
- * path, lines.c splits a log into lines, ranks.c groups the lines of
- * several ranks in one log, meta.c keeps launch's env and mem lines.
+ * path or -k, lines.c splits a log into lines, ranks.c groups the lines of
+ * several ranks in one log, meta.c keeps launch's env and mem lines,
+ * list.c lists the formats (-l).
  */
 #ifndef DLBENCH_GREP_ITERS_H
 #define DLBENCH_GREP_ITERS_H
 
 #include "../formats/formats.h"
+#include "../formats/scan.h"
 
 /* ---- a log's path (paths.c) --------------------------------------------- */
 
-enum { KS_NOT, KS_OK, KS_BATCH, KS_PREC, KS_RANGE, KS_CASE };
-/* "<N>n<G>g_b<rest>": KS_NOT when s does not start that way, else whether
- * the batch and precision are valid (KS_PREC, *at: the precision's text),
- * or KS_RANGE when N, G or B is above KEY_PART_MAX (lib.h; *at: its text). */
-int key_shape(const char *s, struct key *k, const char **at);
-/* "nodes 2000000 is out of range 1..1048576" for the part at at (KS_RANGE). */
-const char *key_range(const char *at);
 /* The configuration a log's path carries: sc's key (ours or DLPerf's layout,
  * or opt_key, which must agree), *run, and *framework (ours: the directory
  * above the key; else NULL). Dies on a path of neither layout without -k. */
 void path_config(struct scan *sc, const char *path, const struct key *opt_key, long *run,
 		 char **framework);
+/* -k's key (-a's aliases applied); a usage error when it is none. */
+void opt_key_read(const char *arg, struct key *k);
+
+/* ---- grep-iters -l (list.c) --------------------------------------------- */
+
+/* The registry's formats as a markdown table on stdout; returns 0. */
+int list_formats(void);
 
 /* ---- a log's lines (lines.c) ------------------------------------------- */
 
@@ -62,12 +64,19 @@ static inline char *lines_next(struct lines *r, struct input *in)
 /* ---- launch's "# env" and "# mem" lines (meta.c) ------------------------ */
 
 struct metalines {
-	char **v;
+	char **v; /* the lines as read */
 	size_t n, cap;
+	struct metaline m; /* the line parsed */
+	char *out;         /* the line written */
+	size_t outcap;
 };
 /* Keep s when it is an env or mem line (1), after checking its shape
  * (dies naming in's file and line); 0 when it is neither. */
 int meta_keep(struct metalines *ml, const struct input *in, const char *s);
+/* Kept line i as grep-iters writes it, with the run's framework, key and
+ * run; *len its length. */
+const char *meta_line(struct metalines *ml, size_t i, const struct input *in, const char *fw,
+		      const char *key, long run, size_t *len);
 void meta_free(struct metalines *ml);
 
 /* ---- several ranks in one log (ranks.c) --------------------------------- */

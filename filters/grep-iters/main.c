@@ -15,8 +15,9 @@
  * With -c dlperf the first line is the meta line "# mode=dlperf" and every
  * matching line is one record, in file order, numbered as printed.
  * launch's "# env ..." and "# mem ..." lines follow the log's records, with
- * "framework=<fw> key=<key> run=<run> " after "# env " (meta.c).
+ * "framework=<fw> key=<key> run=<run>" before node= (meta.c).
  */
+#include "../formats/alias.h"
 #include "grep-iters.h"
 #include "lib.h"
 
@@ -46,8 +47,8 @@ struct log {
 	int npending;
 	struct ranks *ranks;   /* a grouped format's lines */
 	struct metalines meta; /* launch's "# env" and "# mem" lines */
-	char metaprefix[512];  /* "framework=<fw> key=<key> run=<run> " */
-	size_t mplen;
+	const char *fw;        /* the framework and key of the records */
+	char key[KEY_MAX];
 };
 
 static int dlperf;
@@ -57,11 +58,10 @@ static const char *opt_framework;
 static int have_opt_key;
 static struct key opt_key;
 
-/* ---- output: our own buffer, a memcpy a field. It keeps grep-iters fast:
- * with stdio's fwrite a field, a 300 MB bench log took twice the CPU time.
- * It is written out only at the end of a record (orec), once it holds
- * OFLUSH bytes, and grows to hold a longer record: when a later line or
- * file fails, stdout holds whole records only. */
+/* ---- output: our own buffer, a memcpy a field (stdio's fwrite a field was
+ * grep-iters' main cost on large logs). Written out only at the end of a
+ * record (orec) once it holds OFLUSH bytes, and grown to hold a longer one:
+ * when a later line or file fails, stdout holds whole records only. */
 
 #define OFLUSH (1 << 16)
 
@@ -137,18 +137,13 @@ static void make_prefix(struct log *lg)
 	const char *fw = opt_framework   ? opt_framework
 			 : lg->framework ? lg->framework
 					 : lg->fmt->name;
-	char key[KEY_MAX];
-	key_format(&lg->sc.key, key, sizeof key);
-	int n = snprintf(lg->prefix, sizeof lg->prefix, "%s\t%s\t%s\t%ld\t", fw, lg->fmt->name, key,
-			 lg->run);
+	key_format(&lg->sc.key, lg->key, sizeof lg->key);
+	int n = snprintf(lg->prefix, sizeof lg->prefix, "%s\t%s\t%s\t%ld\t", fw, lg->fmt->name,
+			 lg->key, lg->run);
 	if (n < 0 || (size_t)n >= sizeof lg->prefix)
 		die("%s: framework name too long", lg->in.name);
 	lg->plen = (size_t)n;
-	n = snprintf(lg->metaprefix, sizeof lg->metaprefix, "framework=%s key=%s run=%ld ", fw, key,
-		     lg->run);
-	if (n < 0 || (size_t)n >= sizeof lg->metaprefix)
-		die("%s: framework name too long", lg->in.name);
-	lg->mplen = (size_t)n;
+	lg->fw = fw;
 	lg->tb = (double)key_total_batch(&lg->sc.key);
 }
 
@@ -312,7 +307,7 @@ static void grep_log(const char *path)
 			continue;
 		it.itxt.p = it.ts.p = it.step.p = it.rate.p = it.loss.p = NULL;
 		it.epoch = 0;
-		it.ts_sec = it.ts_nsec = 0;
+		it.stamp = (struct stamp){0};
 		if (lg.fmt->parse(&lg.sc, s, at, &it))
 			add(&lg, &it);
 	}
@@ -327,10 +322,9 @@ static void grep_log(const char *path)
 		die("%s: no iteration lines of format %s", lg.in.name, lg.fmt->name);
 	}
 	/* launch's lines, "# env ..." → "# env framework=.. key=.. run=.. ...". */
-	for (size_t i = 0; i < lg.meta.n; i++) {
-		oput(lg.meta.v[i], 6);
-		oput(lg.metaprefix, lg.mplen);
-		oput(lg.meta.v[i] + 6, strlen(lg.meta.v[i] + 6));
+	for (size_t i = 0, n; i < lg.meta.n; i++) {
+		const char *l = meta_line(&lg.meta, i, &lg.in, lg.fw, lg.key, lg.run, &n);
+		oput(l, n);
 		orec();
 	}
 	meta_free(&lg.meta);
@@ -344,15 +338,18 @@ static void grep_log(const char *path)
 int main(int argc, char *argv[])
 {
 	const char *key_arg = NULL;
-	int ch;
+	int ch, list = 0;
 
 	reset();
 	progname = "grep-iters";
 	usage_text = "grep-iters [-c dlperf] [-f format] [-k key] [-F framework] [-a from=to] "
-		     "[file ...]";
+		     "[file ...]\n       grep-iters -l";
 	opterr = 0;
-	while ((ch = getopt(argc, argv, "c:f:k:F:a:")) != -1) {
+	while ((ch = getopt(argc, argv, "c:f:k:F:a:l")) != -1) {
 		switch (ch) {
+		case 'l':
+			list = 1;
+			break;
 		case 'c':
 			dlperf = compat_flag(optarg);
 			break;
@@ -377,15 +374,12 @@ int main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
+	if (list && argc)
+		usage();
+	if (list)
+		return list_formats();
 	if (key_arg) {
-		const char *at = NULL;
-		int ks = key_shape(key_arg, &opt_key, &at);
-		if (ks == KS_PREC)
-			die_usage("-k: precision '%s' is not %s", at, precisions_text);
-		if (ks == KS_RANGE)
-			die_usage("-k: %s", key_range(at));
-		if (ks != KS_OK)
-			die_usage("-k: '%s' is not a key <N>n<G>g_b<B>_<prec>", key_arg);
+		opt_key_read(key_arg, &opt_key);
 		have_opt_key = 1;
 	}
 	if (dlperf) {

@@ -3,6 +3,7 @@
  * say it: its path (ours, …/<framework>/<key>/<run>.log, or DLPerf's,
  * …/<N>n<G>g/<model>_b<B>_<prec>_<run>.log, read strictly) or -k.
  */
+#include "../formats/alias.h"
 #include "grep-iters.h"
 
 #include <stdio.h>
@@ -25,54 +26,6 @@ static int take_run(const char *s, size_t n, long *out)
 	return 0;
 }
 
-/* <N>n<G>g at *sp, then *sp is past it: KS_NOT; KS_RANGE when a part is
- * above KEY_PART_MAX (*at: the first); else KS_OK. */
-static int case_shape(const char **sp, struct key *k, const char **at)
-{
-	const char *n = *sp, *g;
-	int rn = take_pos(sp, 'n', &k->nodes), rg;
-
-	g = *sp;
-	if (rn < 0 || (rg = take_pos(sp, 'g', &k->gpus)) < 0)
-		return KS_NOT;
-	if (rn > 0 || rg > 0) {
-		*at = rn > 0 ? n : g;
-		return KS_RANGE;
-	}
-	return KS_OK;
-}
-
-int key_shape(const char *s, struct key *k, const char **at)
-{
-	int r = case_shape(&s, k, at), rb;
-
-	if (r == KS_NOT || s[0] != '_' || s[1] != 'b')
-		return KS_NOT;
-	s += 2;
-	const char *b = s;
-	if ((rb = take_pos(&s, '_', &k->batch)) < 0)
-		return r == KS_RANGE ? KS_RANGE : KS_BATCH;
-	if (rb > 0 && r == KS_OK) {
-		*at = b;
-		r = KS_RANGE;
-	}
-	if (r == KS_RANGE)
-		return r;
-	*at = s;
-	return set_prec(k, s, strlen(s)) ? KS_PREC : KS_OK;
-}
-
-const char *key_range(const char *at)
-{
-	static char msg[96];
-	int n = (int)strspn(at, "0123456789");
-	const char *part = at[n] == 'n' ? "nodes" : at[n] == 'g' ? "devices per node" : "batch";
-
-	snprintf(msg, sizeof msg, "%s %.*s%s %s", part, n > 20 ? 20 : n, at, n > 20 ? "..." : "",
-		 take_pos_why(1));
-	return msg;
-}
-
 /* DLPerf's file name <model>_b<B>_<prec>_<run>.log in a <N>n<G>g directory. */
 static void dlperf_name(const char *path, char *base, size_t bn, struct key *k, long *run)
 {
@@ -93,16 +46,16 @@ static void dlperf_name(const char *path, char *base, size_t bn, struct key *k, 
 		f[i] = strchr(f[i - 1], '_');
 		*f[i]++ = '\0';
 	}
-	const char *b = f[1];
 	if (!*f[0])
 		die("%s: empty model name", path);
-	int r = *b++ != 'b' ? -1 : take_pos(&b, '\0', &k->batch);
-	if (r > 0)
-		die("%s: batch '%s' %s", path, f[1], take_pos_why(r));
-	if (r < 0)
+	enum key_status r =
+		f[1][0] != 'b' ? KEY_NOT : key_part(f[1] + 1, strlen(f[1] + 1), &k->batch);
+	if (r == KEY_RANGE)
+		die("%s: batch '%s' %s", path, f[1], key_part_why(r));
+	if (r != KEY_OK)
 		die("%s: batch '%s' is not b<B> with B a positive integer", path, f[1]);
-	if (set_prec(k, f[2], strlen(f[2])))
-		die("%s: precision '%s' is not %s", path, f[2], precisions_text);
+	if (alias_prec(k, f[2], strlen(f[2])))
+		die("%s: precision '%s' is not %s", path, f[2], prec_list());
 	if (take_run(f[3], strlen(f[3]), run))
 		die("%s: run '%s' is not a non-negative integer", path, f[3]);
 }
@@ -136,26 +89,19 @@ void path_config(struct scan *sc, const char *path, const struct key *opt_key, l
 	size_t bn = strlen(base);
 	int dotlog = bn > 4 && strcmp(base + bn - 4, ".log") == 0;
 	struct key k;
-	const char *at = NULL, *d = dir;
-	int ks = dir ? key_shape(dir, &k, &at) : KS_NOT, from_path = 1;
+	struct key_fault kf;
+	enum key_status ks = dir ? key_read(dir, &k, KEY_READ_CASE, alias_prec, &kf) : KEY_NOT;
+	int from_path = 1;
 
-	if (ks == KS_NOT && dir) {
-		int cs = case_shape(&d, &k, &at);
-		if (cs != KS_NOT && *d == '\0')
-			ks = cs == KS_OK ? KS_CASE : KS_RANGE;
-	}
-	if (ks == KS_RANGE)
-		die("%s: directory '%s': %s", path, dir, key_range(at));
-	if (ks == KS_CASE) {
+	if (ks == KEY_RANGE || ks == KEY_BATCH)
+		die("%s: directory '%s': %s", path, dir, key_fault_text(ks, &kf));
+	if (ks == KEY_PREC)
+		die("%s: %s", path, key_fault_text(ks, &kf));
+	if (ks == KEY_CASE) {
 		/* DLPerf: …/<N>n<G>g/<model>_b<B>_<prec>_<run>.log */
 		dlperf_name(path, base, bn, &k, run);
-	} else if (ks != KS_NOT) {
+	} else if (ks == KEY_OK) {
 		/* ours: …/<framework>/<key>/<run>.log */
-		if (ks == KS_BATCH)
-			die("%s: directory '%s': batch is not b<B> with B a positive integer", path,
-			    dir);
-		if (ks == KS_PREC)
-			die("%s: precision '%s' is not %s", path, at, precisions_text);
 		if (!dotlog || take_run(base, bn - 4, run))
 			die("%s: file name '%s' is not <run>.log", path, base);
 		if (fw && *fw && strcmp(fw, ".") != 0 && strcmp(fw, "..") != 0)
@@ -191,4 +137,15 @@ void path_config(struct scan *sc, const char *path, const struct key *opt_key, l
 		if (!sc->keysrc)
 			sc->keysrc = "-k";
 	}
+}
+
+void opt_key_read(const char *arg, struct key *k)
+{
+	struct key_fault kf;
+	enum key_status ks = key_read(arg, k, 0, alias_prec, &kf);
+
+	if (ks == KEY_PREC || ks == KEY_RANGE)
+		die_usage("-k: %s", key_fault_text(ks, &kf));
+	if (ks != KEY_OK)
+		die_usage("-k: '%s' is not a key <N>n<G>g_b<B>_<prec>", arg);
 }

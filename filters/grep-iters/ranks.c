@@ -20,8 +20,7 @@ struct grec {
 	long epoch, order, lineno;
 	size_t ts, step, rate, loss;
 	size_t tsn, stepn, raten, lossn;
-	long long ts_sec;
-	long ts_nsec;
+	struct stamp stamp;
 	double stepv, ratev;
 };
 
@@ -64,8 +63,7 @@ void ranks_keep(struct ranks **rkp, const struct it *it, long lineno)
 	r->step = arena_put(rk, it->step, &r->stepn);
 	r->rate = arena_put(rk, it->rate, &r->raten);
 	r->loss = arena_put(rk, it->loss, &r->lossn);
-	r->ts_sec = it->ts_sec;
-	r->ts_nsec = it->ts_nsec;
+	r->stamp = it->stamp;
 	r->stepv = it->step.p ? txt_num(it->step) : NAN;
 	r->ratev = it->rate.p ? txt_num(it->rate) : NAN;
 }
@@ -77,12 +75,6 @@ static int grec_cmp(const void *a, const void *b)
 	if (x->iter != y->iter)
 		return x->iter < y->iter ? -1 : 1;
 	return (x->order > y->order) - (x->order < y->order);
-}
-
-/* Is a's stamp later than b's? */
-static int later(const struct grec *a, const struct grec *b)
-{
-	return a->ts_sec != b->ts_sec ? a->ts_sec > b->ts_sec : a->ts_nsec > b->ts_nsec;
 }
 
 /* A grouped value: the text of a single line, else the median in shortest
@@ -157,7 +149,8 @@ void ranks_flush(struct ranks **rkp, const struct format *f, const char *name, d
 		double rate = NAN, step = NAN;
 		size_t latest = i;
 		for (j = i; j < n && g[j].iter == g[i].iter; j++)
-			if (g[j].ts != NONE && (g[latest].ts == NONE || later(&g[j], &g[latest])))
+			if (g[j].ts != NONE &&
+			    (g[latest].ts == NONE || stamp_later(&g[j].stamp, &g[latest].stamp)))
 				latest = j;
 		struct txt st =
 			group_value(rk, name, g + i, j - i, 0, vals, sbuf, sizeof sbuf, &step);

@@ -18,7 +18,7 @@
  *          -x NAME ... command ...
  *
  * Under srun and mpirun each rank runs as `<launch> --rank [-v cmd] --
- * command ...` (memory.c: the node's environment, the rank's memory), with
+ * command ...` (rank.c: the node's environment, the rank's memory), with
  * <launch> this program's own path, which every node must have too.
  *
  * --host h:G declares G slots on h, so G ranks fit on every host however

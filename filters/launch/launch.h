@@ -1,15 +1,23 @@
 /*
- * launch.h — the job that launch runs, shared by its four files:
+ * launch.h — what the files of launch share. Each file calls only files
+ * below it in this list (tests/tree.bats finds any circle):
  *
- *   hosts.c      where it runs: the host file, Slurm's node list, the
+ *   main.c       launch: the options, then the job's steps in turn
+ *   rank.c       launch --rank: the wrapper of each rank under mpirun or srun
+ *   libs.c       launch --libs: the versions of the libraries a program links
+ *   hosts.c      where the job runs: the host file, Slurm's node list, the
  *                reachability check; how it is started (directly, mpirun, srun)
  *   command.c    what runs: placeholders, environment, the argv, the header
  *   supervise.c  running it: process group, subreaper, timeout, signals,
  *                exit status
- *   env.c        the machine: "# env" lines, once per node
- *   memory.c     the job's peak memory ("# mem" lines) and the wrapper
- *                around each rank under mpirun or srun (launch --rank)
- *   main.c       the options, then those three in turn
+ *   env.c        a node's "# env" lines, its groups of items gathered at once
+ *   machine.c    the items of the machine: system, Open MPI, GPUs
+ *   software.c   the items of the software: git, -v's versions, libraries
+ *   items.c      the item lines, encoded
+ *   capture.c    a program's output, bounded in time
+ *   memory.c     the job's peak memory ("# mem" lines)
+ *   signals.c    the signals taken while waiting for a child
+ *   proctree.c   the processes below this one
  */
 #ifndef DLBENCH_LAUNCH_H
 #define DLBENCH_LAUNCH_H
@@ -57,37 +65,68 @@ struct job {
 	size_t argc;
 };
 
-/* Read the hosts (-H, else Slurm's node list), check that the first N can
- * hold G ranks each and answer on the network, and choose how the job is
- * started. Dies (exit 1) naming the host file or the Slurm job. */
+/* main.c's programs: launch --rank [-v cmd] -- command ... (rank.c) and
+ * launch --libs program (libs.c). */
+int rank_main(int argc, char *argv[]);
+int libs_main(int argc, char *argv[]);
+
+/* hosts.c: read the hosts (-H, else Slurm's node list), check that the
+ * first N can hold G ranks each and answer on the network, and choose how
+ * the job is started. Dies (exit 1) naming the host file or the Slurm job. */
 void hosts_resolve(struct job *job);
 
-/* Export DLBENCH_*, build job->argv with the placeholders replaced, and
- * write the "# launch ..." header line to stdout. */
+/* command.c: export DLBENCH_*, build job->argv with the placeholders
+ * replaced, and write the "# launch ..." header line to stdout. */
 void command_build(struct job *job);
 
-/* Run job->argv in its own process group to the end, the timeout or a
- * signal; leave no process behind. Returns launch's exit status. */
+/* supervise.c: run job->argv in its own process group to the end, the
+ * timeout or a signal; leave no process behind. Returns launch's exit
+ * status. */
 int supervise(const struct job *job);
+
+/* env.c: write the node's "# env node=<node> name=value" lines to stdout
+ * (one write): the machine, nvidia-smi's GPUs, Open MPI, the git
+ * repositories of cmd's files, the libraries its program links, and the
+ * "name=value" lines vcmd (sh -c; may be NULL) prints. Never fails; what
+ * cannot be read is left out. */
+void env_print(long node, const char *vcmd, char **cmd, int ncmd);
+
+/* The "# env" lines of one node, built up (items.c). */
+struct out {
+	char *s;
+	size_t len, cap;
+	long node;
+};
+
+/* machine.c: the system (host, CPUs, memory, kernel, OS, frequency
+ * settings, load), Open MPI's version, nvidia-smi's GPUs. */
+void env_system(struct out *o);
+void env_openmpi(struct out *o);
+void env_gpus(struct out *o);
+
+/* software.c: git_repo/git_commit/git_dirty of the command's files; the
+ * pipeline's version command's name=value lines; the linked libraries'. */
+void env_git(struct out *o, char **cmd, int ncmd);
+void env_versions(struct out *o, const char *vcmd);
+void env_libs(struct out *o, char **cmd, int ncmd);
+
+/* items.c: n bytes of p appended; one item name=<n bytes of val>, trimmed,
+ * %XX-encoded, none when empty; items: val's whole string. */
+void out_put(struct out *o, const char *p, size_t n);
+void item(struct out *o, const char *name, const char *val, size_t n);
+void items(struct out *o, const char *name, const char *val);
+
+#define OUT_MAX 65536 /* the output of a program run for the items */
+
+/* capture.c: the stdout of argv (stderr and stdin: /dev/null), at most
+ * size - 1 bytes, NUL-terminated, when it exits 0 within CMD_S seconds;
+ * else -1 (it is killed then); partial: the whole lines it wrote, however
+ * it ended. */
+ssize_t run_capture(char *const argv[], char *buf, size_t size, int partial);
 
 #define SAMPLE_S 0.1 /* memory samples */
 
-/* Block SIGCHLD (with a handler, so it stays pending), SIGINT, SIGTERM and
- * SIGHUP, to take them with await_signal; *old: the mask before. */
-void block_job_signals(sigset_t *set, sigset_t *old);
-/* The first signal of set within s seconds, or -1. */
-int await_signal(const sigset_t *set, double s);
-
-/* Every live process below this one (*out: malloc'd); their count. */
-size_t descendants(pid_t **out);
-
-/* Write the node's "# env node=<node> name=value" lines to stdout (one
- * write): the machine, nvidia-smi's GPUs, Open MPI, the git repositories
- * of cmd's files, and the "name=value" lines vcmd (sh -c; may be NULL)
- * prints. Never fails; what cannot be read is left out. */
-void env_print(long node, const char *vcmd, char **cmd, int ncmd);
-
-/* The peak memory of the processes below this one, sampled. */
+/* memory.c: the peak memory of the processes below this one, sampled. */
 struct memwatch {
 	long rss_peak_kib;
 	long seen; /* samples that found the job's processes */
@@ -105,32 +144,15 @@ void mem_stop(struct memwatch *m);
 /* "# mem node=.. rank=.. host=.. rss_peak_mib=.." and one line per GPU. */
 void mem_print(struct memwatch *m, long node, long rank);
 
-/* launch --rank [-v cmd] -- command ...: the wrapper of one rank. */
-int rank_main(int argc, char *argv[]);
-/* launch --libs program: the linked libraries' versions (libs.c). */
-int libs_main(int argc, char *argv[]);
+/* signals.c: block SIGCHLD (with a handler, so it stays pending), SIGINT,
+ * SIGTERM and SIGHUP, to take them with await_signal; *old: the mask
+ * before. await_signal: the first signal of set within s seconds, or -1. */
+void block_job_signals(sigset_t *set, sigset_t *old);
+int await_signal(const sigset_t *set, double s);
 
-/* The stdout of argv (stderr and stdin: /dev/null), at most size - 1
- * bytes, NUL-terminated, when it exits 0 within 3 s; else -1 (it is killed
- * then); partial: the whole lines it wrote, however it ended. */
-ssize_t run_capture(char *const argv[], char *buf, size_t size, int partial);
-
-#define OUT_MAX 65536 /* the output of a program run by env.c or libs.c */
-
-/* The "# env" lines of one node, built up (env.c, libs.c). */
-struct out {
-	char *s;
-	size_t len, cap;
-	long node;
-};
-/* One item name=<n bytes of val>, trimmed, %XX-encoded; none when empty. */
-void item(struct out *o, const char *name, const char *val, size_t n);
-void items(struct out *o, const char *name, const char *val);
-/* libs.c: git_repo/git_commit/git_dirty of the command's files; the
- * pipeline's version command's name=value lines; the linked libraries'. */
-void env_git(struct out *o, char **cmd, int ncmd);
-void env_versions(struct out *o, const char *vcmd);
-void env_libs(struct out *o, char **cmd, int ncmd);
+/* proctree.c: every live process below this one (*out: malloc'd); their
+ * count. */
+size_t descendants(pid_t **out);
 
 /* Seconds on the monotonic clock (the reachability check's and the
  * timeout's deadlines). */

@@ -19,8 +19,13 @@
  * The job is made of three steps, one file each: hosts.c (where it runs),
  * command.c (what runs, its environment and the header), supervise.c
  * (running it to its end, the timeout and signals, the exit status).
- * Under mpirun or srun every rank runs inside `launch --rank` (memory.c),
- * which writes its node's "# env" and its own "# mem" lines.
+ *
+ * The same binary holds two more programs, one file each, that launch runs
+ * itself: `launch --rank` (rank.c), the wrapper of every rank under mpirun
+ * or srun, which writes its node's "# env" and its own "# mem" lines, and
+ * `launch --libs` (libs.c), the linked libraries' versions for the "# env"
+ * lines. One binary: launch names its own path in mpirun's and srun's argv,
+ * the one program every node must have.
  *
  * Exit: the command's status (mpirun's: non-zero when any rank failed);
  * 128+n when it died of signal n; 124 at the timeout; 128+n when launch was

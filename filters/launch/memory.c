@@ -1,6 +1,7 @@
 /*
- * memory.c — the peak memory of a job, the same way for every framework,
- * and the wrapper launch puts around every rank under mpirun or srun.
+ * memory.c — the peak memory of a job, the same way for every framework:
+ * sampled by launch itself when it runs the command directly (supervise.c),
+ * else by the wrapper of each rank (rank.c).
  *
  * Reads /proc (the processes below this one: VmRSS and VmHWM of each) every
  * SAMPLE_S seconds and, where nvidia-smi exists, its memory.used per device
@@ -15,12 +16,6 @@
  * measured lower bounds of the tree's true peak (a spike shorter than a
  * sample in a tree of several processes can be missed). A job that ended
  * before the first sample saw it has no rss line.
- *
- * The wrapper, `launch --rank [-v cmd] -- command ...`, runs as each rank:
- * the first rank of a node (local rank 0) writes the node's "# env" lines
- * (env.c) and samples its GPUs; every rank runs the command as its child,
- * passes SIGINT, SIGTERM and SIGHUP on, samples its tree, writes its "# mem"
- * lines and exits with the command's status (or dies of its signal).
  */
 #include "launch.h"
 
@@ -171,92 +166,18 @@ void mem_stop(struct memwatch *m)
 
 void mem_print(struct memwatch *m, long node, long rank)
 {
-	char host[256];
+	char host[256], enc[META_ENCODED(sizeof host)];
 
 	if (gethostname(host, sizeof host) != 0)
 		snprintf(host, sizeof host, "unknown");
 	host[sizeof host - 1] = '\0';
-	for (char *p = host; *p; p++)
-		if ((unsigned char)*p <= ' ' || *p == '=' || *p == '%')
-			*p = '_';
+	meta_encode(enc, host, strlen(host));
 	if (m->seen)
-		printf("# mem node=%ld rank=%ld host=%s rss_peak_mib=%ld\n", node, rank, host,
+		printf("# mem node=%ld rank=%ld host=%s rss_peak_mib=%ld\n", node, rank, enc,
 		       (m->rss_peak_kib + 1023) / 1024);
 	for (long k = 0; k < m->ngpu; k++)
 		printf("# mem node=%ld gpu=%ld gpu_peak_mib=%ld\n", node, k, m->gpu_peak[k]);
 	fflush(stdout);
 	free(m->gpu_peak);
 	m->gpu_peak = NULL;
-}
-
-/* An integer from the first of the environment variables set, else dflt. */
-static long env_long(const char *const names[], long dflt)
-{
-	long v;
-
-	for (; *names; names++) {
-		const char *s = getenv(*names);
-		if (s && parse_long(s, 0, MAX_RANKS, &v) == 0)
-			return v;
-	}
-	return dflt;
-}
-
-int rank_main(int argc, char *argv[])
-{
-	static const char *const rank_vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID",
-						NULL};
-	static const char *const local_vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID",
-						 NULL};
-	static const char *const gpu_vars[] = {"DLBENCH_GPUS", NULL};
-	const char *vcmd = NULL;
-	struct memwatch m;
-	sigset_t set, old;
-	int i = 2, status = 0;
-
-	if (i + 1 < argc && !strcmp(argv[i], "-v"))
-		vcmd = argv[i + 1], i += 2;
-	if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc)
-		die_usage("--rank [-v command] -- command ...");
-	char **cmd = argv + i + 1;
-	long rank = env_long(rank_vars, 0), local = env_long(local_vars, 0);
-	long gpus = env_long(gpu_vars, 1), node = rank / (gpus > 0 ? gpus : 1);
-
-	if (local == 0)
-		env_print(node, vcmd, cmd, argc - i - 1);
-	block_job_signals(&set, &old);
-	pid_t self = getpid(), child = fork();
-	if (child < 0)
-		die("fork:");
-	if (child == 0) {
-#ifdef __linux__
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (getppid() != self)
-			_exit(128 + SIGTERM);
-#endif
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		execvp(cmd[0], cmd);
-		int err = errno;
-		warnf("%s:", cmd[0]);
-		_exit(err == ENOENT ? 127 : 126);
-	}
-	mem_start(&m, local == 0);
-	for (;;) {
-		pid_t p = waitpid(child, &status, WNOHANG);
-		if (p == child)
-			break;
-		int sig = await_signal(&set, SAMPLE_S);
-		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
-			kill(child, sig);
-		mem_sample(&m);
-	}
-	mem_stop(&m);
-	mem_print(&m, node, rank);
-	if (WIFSIGNALED(status)) {
-		signal(WTERMSIG(status), SIG_DFL);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		raise(WTERMSIG(status));
-		return 128 + WTERMSIG(status);
-	}
-	return WEXITSTATUS(status);
 }

@@ -78,9 +78,10 @@ static size_t descendants_scan(pid_t **out);
 /* Every live process below launch (breadth first). With the subreaper set,
  * orphans of the job are re-parented to launch and stay in this tree.
  * Zombies are skipped: their parent reaps them. Where the kernel lists each
- * thread's children, only the tree is read (memory.c samples it ten times a
- * second: reading every process's stat cost 3-8 % of a core); else every
- * process of /proc (also with DLBENCH_PROC_SCAN=1, for tests/launch.bats). */
+ * thread's children, only the tree is read: memory.c samples it every
+ * SAMPLE_S beside the job it measures, so a sample should cost what the
+ * job runs, not what the machine runs; else every process of /proc (also
+ * with DLBENCH_PROC_SCAN=1, for tests/launch.bats). */
 size_t descendants(pid_t **out)
 {
 	pid_t *t = NULL;

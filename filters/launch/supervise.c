@@ -2,7 +2,7 @@
  * supervise.c — running launch's job to its end and leaving nothing behind.
  *
  * Reads the job's argv, key and timeout, the processes below launch
- * (proctree.c) and the signals launch gets; writes the job's processes (it
+ * (proctree.c) and the signals launch gets (signals.c); writes the job's processes (it
  * starts them and stops them) and launch's diagnostics on stderr.
  *
  * launch runs as two processes, both named launch. The outer one, the pid
@@ -49,7 +49,6 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -144,14 +143,6 @@ static int reap(pid_t child, int *status)
 	return done;
 }
 
-int await_signal(const sigset_t *set, double s)
-{
-	if (s < 0.001)
-		s = 0.001;
-	struct timespec ts = {(time_t)s, (long)((s - (time_t)s) * 1e9)};
-	return sigtimedwait(set, NULL, &ts);
-}
-
 /* 1 while this process has a child, live or not yet reaped. A subreaper's
  * children include every orphan of the job, so none left means nothing is
  * left below it: the kernel's word, where a walk of /proc can miss a
@@ -219,7 +210,7 @@ static int wait_job(const struct job *job, pid_t child, pid_t outer, const sigse
 	struct memwatch m;
 
 	/* Run directly, the job is measured here; else each rank's wrapper
-	 * (launch --rank, memory.c) does it on its host. */
+	 * (launch --rank, rank.c) does it on its host. */
 	if (job->how == DIRECT)
 		mem_start(&m, 1);
 	while (!reap(child, &status)) {
@@ -290,25 +281,6 @@ static int relay(const struct job *job, pid_t inner, const sigset_t *set)
 	warnf("%s: supervisor killed by %s", job->keystr, signame(WTERMSIG(status)));
 	sweep(set, -1);
 	return 128 + WTERMSIG(status);
-}
-
-/* SIGCHLD is blocked and taken by sigtimedwait. Its default action is to
- * ignore it, and POSIX lets a blocked ignored signal be discarded: with a
- * handler it stays pending. (SIG_IGN would also reap the children unseen.) */
-static void on_sigchld(int sig)
-{
-	(void)sig;
-}
-
-void block_job_signals(sigset_t *set, sigset_t *old)
-{
-	sigemptyset(set);
-	sigaddset(set, SIGCHLD);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGHUP);
-	signal(SIGCHLD, on_sigchld);
-	sigprocmask(SIG_BLOCK, set, old);
 }
 
 int supervise(const struct job *job)

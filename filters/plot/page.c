@@ -17,6 +17,8 @@
  * median, as table's spread). */
 #define NOISY_PCT 5.0
 
+/* Text as HTML; a control byte (a decoded environment value may hold one,
+ * HTML text may not) as a blank, as table's footer and plot's title show it. */
 static void put_html(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n && s[i]; i++) {
@@ -34,7 +36,7 @@ static void put_html(const char *s, size_t n)
 			fputs("&quot;", stdout);
 			break;
 		default:
-			putchar(s[i]);
+			putchar((unsigned char)s[i] < ' ' || s[i] == 0x7f ? ' ' : s[i]);
 		}
 	}
 }

@@ -39,9 +39,9 @@ struct pubpoint {
 	double speed, speedup; /* speedup 0: the file gives none */
 };
 
-/* One environment item (a "# env ... <name>=<value>" line), decoded, with
- * the number of runs and nodes that gave this value. */
-struct envitem {
+/* One value of an environment item (of "# env ... <name>=<value>" lines),
+ * decoded, with the number of runs and nodes that gave it. */
+struct envvalue {
 	char *name, *value;
 	long count;
 };
@@ -52,9 +52,9 @@ struct plotdata {
 	struct pubpoint *pub;
 	size_t npub;
 	const char *pubname;
-	int stats;           /* the records carry CIs (PLOT_NF_STATS) */
-	int dlperf;          /* a "# mode=dlperf" line: DLPerf's methods */
-	struct envitem *env; /* sorted by name, then value */
+	int stats;            /* the records carry CIs (PLOT_NF_STATS) */
+	int dlperf;           /* a "# mode=dlperf" line: DLPerf's methods */
+	struct envvalue *env; /* sorted by name, then value */
 	size_t nenv;
 	char machine[256]; /* "" when no environment line names it */
 };

@@ -3,7 +3,8 @@
  * statistics of median and speedup) into one series a framework (ladder
  * order), the published file's points, the mode line and the environment
  * meta lines ("# env framework=.. key=.. run=.. node=.. <name>=<value>",
- * values percent-encoded), counted by name and value.
+ * parsed and decoded by lib/meta.c: a malformed one is an error), counted
+ * by name and value.
  */
 #include "plot.h"
 
@@ -19,6 +20,7 @@ struct reader {
 	struct hash points; /* (series, nodes, gpus) → its pts[i] */
 	struct hash env;    /* (name, value) → d->env[i] */
 	struct hkey k;
+	struct metaline meta; /* the meta line just read */
 };
 
 static struct series *series_of(struct plotdata *d, struct reader *rd, const struct input *in,
@@ -83,66 +85,28 @@ static void point_of(struct input *in, const struct medrec *r, struct point *p)
 	p->efficiency = record_num(in, 13, "efficiency", 1) * 100;
 }
 
-static int hex(int c)
+/* An env line (lib/meta.c parses it): its item counted. */
+static void env_from(struct plotdata *d, struct reader *rd, const struct input *in)
 {
-	return c >= '0' && c <= '9'   ? c - '0'
-	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
-	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
-				      : -1;
-}
+	struct metaline *m = &rd->meta;
 
-/* "%XX" decoded in place (launch percent-encodes blanks, '=', '%' and
- * control bytes); a control byte stays encoded. */
-static void decode(char *s)
-{
-	char *w = s;
-
-	for (const char *r = s; *r; r++) {
-		int hi = r[0] == '%' ? hex(r[1]) : -1, lo = hi >= 0 ? hex(r[2]) : -1;
-		if (lo >= 0 && hi * 16 + lo >= ' ' && hi * 16 + lo != 127) {
-			*w++ = (char)(hi * 16 + lo);
-			r += 2;
-		} else {
-			*w++ = *r;
-		}
+	if (metaline_parse(in, in->line, META_RUN, m) != META_ENV)
+		return;
+	hkey_start(&rd->k);
+	hkey_str(&rd->k, m->item[0].name);
+	hkey_str(&rd->k, m->item[0].value);
+	size_t i = hash_intern(&rd->env, &rd->k, d->nenv);
+	if (i == d->nenv) {
+		d->env = xgrow(d->env, &rd->capenv, d->nenv + 1, sizeof *d->env);
+		d->env[d->nenv++] =
+			(struct envvalue){xstrdup(m->item[0].name), xstrdup(m->item[0].value), 0};
 	}
-	*w = '\0';
-}
-
-/* An environment meta line: its item counted. Other meta lines: nothing. */
-static void env_from(struct plotdata *d, struct reader *rd, const char *line)
-{
-	char *copy = xstrdup(line), *save = NULL, *tok;
-
-	strtok_r(copy, " \t", &save);
-	tok = strtok_r(NULL, " \t", &save);
-	if (!tok || strcmp(tok, "env") != 0)
-		tok = NULL;
-	while (tok && (tok = strtok_r(NULL, " \t", &save))) {
-		char *eq = strchr(tok, '=');
-		if (!eq || eq == tok)
-			continue;
-		*eq = '\0';
-		if (!strcmp(tok, "framework") || !strcmp(tok, "key") || !strcmp(tok, "run") ||
-		    !strcmp(tok, "node"))
-			continue;
-		decode(eq + 1);
-		hkey_start(&rd->k);
-		hkey_str(&rd->k, tok);
-		hkey_str(&rd->k, eq + 1);
-		size_t i = hash_intern(&rd->env, &rd->k, d->nenv);
-		if (i == d->nenv) {
-			d->env = xgrow(d->env, &rd->capenv, d->nenv + 1, sizeof *d->env);
-			d->env[d->nenv++] = (struct envitem){xstrdup(tok), xstrdup(eq + 1), 0};
-		}
-		d->env[i].count++;
-	}
-	free(copy);
+	d->env[i].count++;
 }
 
 static int cmp_env(const void *a, const void *b)
 {
-	const struct envitem *x = a, *y = b;
+	const struct envvalue *x = a, *y = b;
 	int c = strcmp(x->name, y->name);
 
 	return c ? c : strcmp(x->value, y->value);
@@ -283,12 +247,13 @@ void plotdata_read(struct plotdata *d, int argc, char **argv, int compare, const
 			else if (meta_mode(&in, d->nseries > 0))
 				d->dlperf = 1;
 			else
-				env_from(d, &rd, in.line);
+				env_from(d, &rd, &in);
 		}
 	hash_free(&rd.series);
 	hash_free(&rd.points);
 	hash_free(&rd.env);
 	free(rd.k.b);
+	metaline_free(&rd.meta);
 	if (d->nseries == 0)
 		die("%s: no records to plot", argc > 0 ? argv[argc - 1] : "<stdin>");
 	for (size_t i = 0; i < d->nseries; i++) {

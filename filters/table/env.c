@@ -11,7 +11,8 @@
  * configuration's runs when it has any, else its largest rss_peak_mib over
  * runs and ranks), and the markdown footer (the machine and the versions,
  * and every configuration whose runs ran in differing environments) and
- * the JSON's "memory_mib" and "environment". Values are shown %XX-decoded.
+ * the JSON's "memory_mib" and "environment". lib/meta.c parses the lines
+ * and decodes their values: a malformed line is an error.
  * The items are indexed in hash tables once read: linear in them.
  */
 #include "env.h"
@@ -19,12 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct envitem {
+/* An env line as read (lib/meta.c parses it). */
+struct envline {
 	char *fw, *key, *name, *value; /* value decoded */
 	long run, node;
 };
 
-static struct envitem *items;
+static struct envline *items;
 static size_t nitems, capitems;
 static struct hkey hk;
 /* Hash tables over the items, built once they are all read (index_items):
@@ -63,81 +65,25 @@ static int is_volatile(const char *name)
 	return !strncmp(name, "gpu", 3) && strstr(name, ".throttle_reasons");
 }
 
-/* %XX → the byte. */
-static char *decode(const char *s)
+int env_read(const struct input *in)
 {
-	char *out = xmalloc(strlen(s) + 1), *o = out;
+	struct metaline m = {0};
+	enum meta_kind kind = metaline_parse(in, in->line, META_RUN, &m);
 
-	for (; *s; s++) {
-		unsigned x;
-		if (*s == '%' && sscanf(s + 1, "%2x", &x) == 1 && s[1] && s[2]) {
-			*o++ = (char)x;
-			s += 2;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
-	return out;
-}
-
-/* The value of "name=" among the line's first tokens; dies when absent. */
-static char *field(struct input *in, char **tok, int ntok, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (int i = 0; i < ntok; i++)
-		if (!strncmp(tok[i], name, n) && tok[i][n] == '=')
-			return tok[i] + n + 1;
-	record_die(in, "%s line without %s=", tok[0], name);
-}
-
-static long number(struct input *in, const char *s, const char *what)
-{
-	long v;
-
-	if (parse_long(s, 0, 1L << 50, &v) != 0)
-		record_die(in, "%s '%s' is not a whole number", what, s);
-	return v;
-}
-
-int env_read(struct input *in)
-{
-	const char *line = in->line;
-	char *copy, *tok[9] = {NULL};
-	int ntok = 0;
-
-	if (strncmp(line, "# env ", 6) && strncmp(line, "# mem ", 6))
-		return 0;
-	copy = xstrdup(line + 2);
-	for (char *save, *t = strtok_r(copy, " ", &save); t && ntok < 9;
-	     t = strtok_r(NULL, " ", &save))
-		tok[ntok++] = t;
-	int env = !strcmp(tok[0], "env");
-	if (env ? ntok != 6 : ntok < 6 || ntok > 8 || !strchr(tok[ntok - 1], '='))
-		record_die(in, "%s line: %d items", tok[0], ntok - 1);
-	char *fw = field(in, tok, 4, "framework"), *key = field(in, tok, 4, "key");
-	long run = number(in, field(in, tok, 4, "run"), "run");
-	long node = number(in, field(in, tok, 5, "node"), "node");
-	if (env) {
-		char *eq = strchr(tok[5], '=');
-		if (!eq || eq == tok[5])
-			record_die(in, "env line: '%s' is not name=value", tok[5]);
-		*eq = '\0';
+	if (kind == META_ENV) {
 		items = xgrow(items, &capitems, nitems + 1, sizeof *items);
-		items[nitems++] = (struct envitem){xstrdup(fw),    xstrdup(key), xstrdup(tok[5]),
-						   decode(eq + 1), run,          node};
-	} else {
-		char *last = tok[ntok - 1], *eq = strchr(last, '=');
-		long v = number(in, eq + 1, "memory");
-		*eq = '\0';
-		int gpu = !strcmp(last, "gpu_peak_mib");
-		if (!gpu && strcmp(last, "rss_peak_mib") != 0)
-			record_die(in, "mem line: '%s' is not rss_peak_mib or gpu_peak_mib", last);
-		mem_add(fw, key, gpu, v);
+		struct envline *e = &items[nitems++];
+		e->fw = xstrdup(m.framework);
+		e->key = xstrdup(m.key);
+		e->name = xstrdup(m.item[0].name);
+		e->value = xstrdup(m.item[0].value);
+		e->run = m.run;
+		e->node = m.node;
+	} else if (kind == META_MEM) {
+		mem_add(m.framework, m.key, m.peak_gpu, m.peak_mib);
 	}
-	free(copy);
-	return 1;
+	metaline_free(&m);
+	return kind != META_OTHER;
 }
 
 /* ---- differences between runs of one configuration -------------------- */
@@ -152,7 +98,7 @@ static void index_items(void)
 	indexed = 1;
 	other_of = xmalloc((nitems ? nitems : 1) * sizeof *other_of);
 	for (size_t i = 0; i < nitems; i++) {
-		const struct envitem *e = &items[i];
+		const struct envline *e = &items[i];
 		other_of[i] = HASH_NONE;
 		hkey_start(&hk);
 		hkey_str(&hk, e->name);
@@ -276,7 +222,7 @@ void env_footer(void)
 	putchar('\n');
 	for (size_t i = 0; i < nitems; i++)
 		if (differs(i, &other)) {
-			const struct envitem *e = &items[i], *o = &items[other];
+			const struct envline *e = &items[i], *o = &items[other];
 			printf("- **environments differ**: %s %s node %ld: %s is %s in run %ld, %s in "
 			       "run %ld\n",
 			       e->fw, e->key, e->node, e->name, e->value, e->run, o->value, o->run);

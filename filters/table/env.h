@@ -9,7 +9,7 @@
 
 void env_reset(void);
 /* Take in's meta line when it is an "# env" or "# mem" line (1), else 0. */
-int env_read(struct input *in);
+int env_read(const struct input *in);
 
 /* mem.c: a "# mem" line's peak, gpu_peak_mib (gpu) or rss_peak_mib. */
 void mem_reset(void);

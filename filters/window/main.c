@@ -15,8 +15,9 @@
  * records all carry one (integer microseconds when both stamps have <= 6
  * fraction digits, else the difference of the doubles), else the sum of
  * their step_s, else the sum of iterations × TB ÷ samples_per_s. Rate
- * method: the unweighted mean of the window's printed rates. Records must
- * come in increasing iteration order; runs are measured as they stream by.
+ * method: the unweighted mean of the window's printed rates. Median-step
+ * method (-m only): TB ÷ the median step_s per iteration (steady.c). Records
+ * must come in increasing iteration order; runs are measured as they stream by.
  *
  * DLPerf's mode (-c dlperf, or a "# mode=dlperf" line before the first
  * record, as grep-iters -c dlperf writes): the records are one per log line
@@ -34,7 +35,9 @@
  * Errors name the run as framework/key/run (the records carry no path), or
  * file:line for a bad record.
  */
+#include "../formats/dlperf.h"
 #include "../formats/formats.h"
+#include "../formats/stamp.h"
 #include "window.h"
 
 #include <math.h>
@@ -124,7 +127,7 @@ static void ours_add(struct run *r, const char *ts_text, long iter, double step,
 			run_die(r, "%s: iterations %ld-%ld missing", r->name, a, b);
 	}
 	if (hi == s && ts)
-		parse_stamp(ts_text, &r->t0, 1);
+		stamp_parse(ts_text, &r->t0, 1);
 	if (lo < s && hi > s)
 		run_die(r, "%s: no record ends at iteration %ld", r->name, s);
 	if (lo < e && hi > e)
@@ -153,7 +156,7 @@ static void ours_add(struct run *r, const char *ts_text, long iter, double step,
 	struct stamp cur = {0};
 	const struct stamp *before = r->inwin ? &r->prev : &r->t0;
 	if (ts)
-		parse_stamp(ts_text, &cur, 1);
+		stamp_parse(ts_text, &cur, 1);
 	r->steps = xgrow(r->steps, &r->capsteps, r->nsteps + 1, sizeof *r->steps);
 	r->steps[r->nsteps++] =
 		(struct wstep){ts && before->present ? stamp_diff(before, &cur) : NAN, step, rate,
@@ -171,6 +174,11 @@ static double ours_speed(struct run *r)
 
 	if (r->last < e)
 		run_die(r, "%s: %ld iterations, need %ld", r->name, r->last, e);
+	if (r->method == METHOD_MEDIAN_STEP) {
+		if (!r->all_step)
+			run_die(r, "%s: no step_s for iteration %ld", r->name, r->no_step);
+		return median_step_speed(r->steps, r->nsteps, r->tb);
+	}
 	if (r->method == METHOD_RATE) {
 		if (!r->all_rate)
 			run_die(r, "%s: no samples_per_s for iteration %ld", r->name, r->no_rate);
@@ -233,7 +241,7 @@ static void run_add(struct run *r, struct input *in)
 		record_die(in, "iter '%s' is not a positive integer", in->f[F_ITER]);
 	if (strcmp(in->f[F_TS], "-") != 0) {
 		struct stamp t;
-		if (parse_stamp(in->f[F_TS], &t, 0) != 0)
+		if (stamp_parse(in->f[F_TS], &t, 0) != 0)
 			record_die(in, "timestamp_s '%s' is not a number", in->f[F_TS]);
 		if (t.sec >= STAMP_SEC_MAX)
 			record_die(in, "timestamp_s '%s' is not below 10^12", in->f[F_TS]);
@@ -246,7 +254,7 @@ static void run_add(struct run *r, struct input *in)
 		l->iter = iter;
 		memset(&l->ts, 0, sizeof l->ts);
 		if (strcmp(in->f[F_TS], "-") != 0)
-			parse_stamp(in->f[F_TS], &l->ts, 1);
+			stamp_parse(in->f[F_TS], &l->ts, 1);
 		l->step = opt_positive(in, F_STEP, "step_s");
 		l->rate = opt_positive(in, F_RATE, "samples_per_s");
 		return;
@@ -317,7 +325,9 @@ int main(int argc, char *argv[])
 	reset();
 	progname = "window";
 	usage_text =
-		"window [-c dlperf] [-s skip] [-n count] [-m time|rate] [-d drift%] [file ...]\n"
+		"window [-c dlperf] [-s skip] [-n count] [-m method] [-d drift%] [file ...]\n"
+		"  -m:  time (TB x n / the window's duration), rate (the mean of the printed\n"
+		"       rates) or median-step (TB / the median step_s); default: the format's\n"
 		"  in:  framework format key run iter timestamp_s step_s samples_per_s loss\n"
 		"  out: framework key run samples_per_s jitter_pct drift_pct steady\n"
 		"       (DLPerf's mode: framework key run samples_per_s)";
@@ -342,8 +352,10 @@ int main(int argc, char *argv[])
 				opt_method = METHOD_TIME;
 			else if (strcmp(optarg, "rate") == 0)
 				opt_method = METHOD_RATE;
+			else if (strcmp(optarg, "median-step") == 0)
+				opt_method = METHOD_MEDIAN_STEP;
 			else
-				die_usage("-m: '%s' is not time or rate", optarg);
+				die_usage("-m: '%s' is not time, rate or median-step", optarg);
 			break;
 		default:
 			usage();

@@ -5,7 +5,10 @@
  * and its drift (the median rate of the window's second half against its
  * first half, in %). A window whose rate climbs or sinks beyond window's
  * -d threshold was not in steady state (warm-up not over, throttling,
- * another job on the machine).
+ * another job on the machine). From the same steps, window -m
+ * median-step's throughput: TB over the median of the records' step_s per
+ * iteration (the mean of the middle two for an even count), robust to a
+ * few steps stalled by other work on the machine.
  */
 #include "window.h"
 
@@ -62,4 +65,15 @@ void steady_columns(const char *run, const struct wstep *steps, size_t n, double
 		      run, st.drift, threshold);
 	printf("\t%.2f\t%.2f\t%s", st.jitter, r2p(st.drift, 2) == 0 ? 0.0 : st.drift,
 	       drifting ? "drift" : "steady");
+}
+
+double median_step_speed(const struct wstep *steps, size_t n, double tb)
+{
+	double *t = xmalloc((n ? n : 1) * sizeof *t), m;
+
+	for (size_t i = 0; i < n; i++)
+		t[i] = steps[i].step / steps[i].iters;
+	m = n ? median_of(t, n) : NAN;
+	free(t);
+	return tb / m;
 }

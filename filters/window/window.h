@@ -1,6 +1,7 @@
 /*
  * window.h — what window's files share: main.c (records, runs, the
- * throughput), fields.c (single fields), steady.c (jitter and drift).
+ * throughput), fields.c (single fields), steady.c (jitter and drift, and
+ * the median-step throughput).
  */
 #ifndef WINDOW_H
 #define WINDOW_H
@@ -38,5 +39,9 @@ struct steady {
 /* 0 and *s filled when n >= 2 (a half has at least one rate), else -1.
  * Odd n: the middle rate belongs to neither half. */
 int steady_of(const double *rates, size_t n, struct steady *s);
+
+/* steady.c: -m median-step's throughput, tb ÷ the median over the window's
+ * steps of step ÷ iters (NAN without steps; the caller checks). */
+double median_step_speed(const struct wstep *steps, size_t n, double tb);
 
 #endif

@@ -1,5 +1,6 @@
 /*
- * tests/drivers/arena-check.c: bin/test-arena-check, a test of model.c's memory plan.
+ * tests/drivers/arena-check.c: bin/test-arena-check, a test of arena.c's memory
+ * plan under step.c's walks.
  * A backend (backend.h) that does no arithmetic: it tags every byte of the
  * activation arena with the tensor that last wrote it, and checks every read
  * an op makes against those tags, in the order the backends make them: the
@@ -390,7 +391,7 @@ static int num(const char *what, const char *s, long lo, long hi)
 	return (int)v;
 }
 
-/* model.c's walks put --profile's marks only when profiling, which this
+/* step.c's walks put --profile's marks only when profiling, which this
  * driver never turns on; the ops here are done when they return. */
 void bk_sync(void)
 {

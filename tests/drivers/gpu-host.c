@@ -1,8 +1,9 @@
 /*
  * tests/drivers/gpu-host.c: bin/test-gpu-host, the CPU driver of the CUDA
- * backend's host logic (bench/cuda/lossscale.h, plan.h) and of check-gpu's
- * tolerances, for tests/bench-cuda.bats. Reads a script on stdin, writes
- * results on stdout, one line per input line:
+ * backend's host logic (bench/cuda/lossscale.h, layout.h, index.h,
+ * softmax.h, search.h, startup.h) and of check-gpu's tolerances, for
+ * tests/bench-cuda.bats. Reads a script on stdin, writes results on stdout,
+ * one line per input line:
  *
  *   lossscale [-s scale]   lines "N F": N steps, F = 1 overflow, 0 clean;
  *                          prints the state after them
@@ -35,7 +36,11 @@
 
 #include "check-gpu.h"
 #include "cuda/lossscale.h"
-#include "cuda/plan.h"
+#include "cuda/index.h"
+#include "cuda/layout.h"
+#include "cuda/search.h"
+#include "cuda/softmax.h"
+#include "cuda/startup.h"
 #include "cuda/watch.h"
 #include "elementwise.h"
 #include "lib.h"
@@ -75,6 +80,8 @@ static int run_lossscale(float scale)
 	return 0;
 }
 
+/* ---- convolution shapes (search.h) ---- */
+
 static int run_dedup(void)
 {
 	struct gpu_conv_shape s[256];
@@ -103,6 +110,8 @@ static int run_dedup(void)
 	free(line);
 	return 0;
 }
+
+/* ---- layouts and pooling windows (layout.h) ---- */
 
 /* An index map of a 4-d layout: (i, and three of its dimensions) -> index. */
 typedef size_t index_map(size_t i, size_t a, size_t b, size_t c);
@@ -221,7 +230,7 @@ static int run_image(size_t n, size_t c, size_t cpad, size_t h, size_t w)
 	return bad != 0;
 }
 
-/* ---- 32-bit index arithmetic (plan.h) ---- */
+/* ---- 32-bit index arithmetic (index.h) ---- */
 
 /* gpu_div_q against '/' for every divisor up to 4096 and the dimensions
  * and products of dimensions ResNet50 divides by, at the dividends where a
@@ -297,7 +306,7 @@ static int run_pos(const char *layout, uint32_t n, uint32_t c, uint32_t h, uint3
 	return bad != 0;
 }
 
-/* ---- softmax cross-entropy, a warp per row (plan.h) ---- */
+/* ---- softmax cross-entropy, a warp per row (softmax.h) ---- */
 
 /* rows rows of k logits (spread 'range', label and smoothing from the row):
  * the 32 lanes of a warp emulated, butterfly merges and lane 0's result as
@@ -355,7 +364,7 @@ static int run_softmax(int rows, int k, double range)
 	return !ok;
 }
 
-/* ---- start-up (plan.h) ---- */
+/* ---- start-up (startup.h) ---- */
 
 static char *env_lines[64];
 static int nenv;

@@ -1,8 +1,11 @@
 /*
  * grep-iters.c — fuzz target: grep-iters on one or two logs, with the
  * configuration from the path (ours and DLPerf's layout) or from -k, in both
- * modes, detected and forced formats.
+ * modes, detected and forced formats: one command line "-f <format>" for
+ * each format of the registry (FORMATS, filters/formats/formats.h), so a
+ * format added there is fuzzed with no edit here.
  */
+#include "../../filters/formats/formats.h"
 #include "harness.h"
 
 #include <stdlib.h>
@@ -11,12 +14,8 @@
 int filter_main(int argc, char **argv);
 
 #define OURS "logs/fw/1n1g_b128_fp32/1.log"
-#define FORCED(f)                           \
-	{                                   \
-		{"-f", f, "@1"}, OURS, NULL \
-	}
 
-static const struct fuzz_config configs[] = {
+static const struct fuzz_config base[] = {
 	{{"@1"}, OURS, NULL},
 	{{"-c", "dlperf", "@1"}, OURS, NULL},
 	{{"-k", "2n8g_b64_amp", "-F", "fw", "@1"}, "x.log", NULL},
@@ -24,26 +23,25 @@ static const struct fuzz_config configs[] = {
 	{{"-a", "fp16=amp", "@1", "@2"},
 	 "logs/fw/1n2g_b16_fp16/1.log",
 	 "logs/fw/1n2g_b16_fp16/2.log"},
-	FORCED("bench"),
-	FORCED("oneflow"),
-	FORCED("oneflow-bert"),
-	FORCED("oneflow-insightface"),
-	FORCED("ngc-pytorch"),
-	FORCED("ngc-tensorflow"),
-	FORCED("tensorflow"),
-	FORCED("paddle"),
-	FORCED("plsc"),
-	FORCED("ngc-mxnet"),
-	FORCED("mxnet"),
-	FORCED("mindspore"),
-	FORCED("pytorch"),
 };
+#define NBASE (sizeof base / sizeof *base)
+
+/* base, then "-f <format>" for each format; made before libFuzzer starts. */
+static struct fuzz_config configs[NBASE + FORMATS_COUNT];
+
+__attribute__((constructor)) static void make_configs(void)
+{
+	memcpy(configs, base, sizeof base);
+	for (size_t i = 0; i < FORMATS_COUNT; i++)
+		configs[NBASE + i] =
+			(struct fuzz_config){{"-f", formats[i]->name, "@1"}, OURS, NULL};
+}
 
 /* framework format key run iter timestamp_s step_s samples_per_s loss:
  * nine fields; iter, timestamp, step time and rate numbers or "-", the
  * iteration, step time and rate above 0; the loss a finite number, "-", or
  * the words a diverged loss is printed with, as the log printed them
- * (grep-iters passes them on by design: formats.h, getloss). */
+ * (grep-iters passes them on by design: scan.h, getloss). */
 static const char *check(int config, char *out, size_t n)
 {
 	static const char *const diverged[] = {"nan", "-nan", "inf", "-inf", "NaN", "Inf", "-Inf"};

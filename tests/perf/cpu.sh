@@ -12,7 +12,7 @@
 # the warm-up, see STAT), bench's achieved GFLOP/s and its fraction of the
 # single-convolution roof, the step's roof in images/s and bench's share of
 # it, peak resident memory, PyTorch's best layout; the step roofs' breakdown
-# by kind; then bench's targets (issue 13), each PASS or MISS. The settings of both go beside the table.
+# by kind; then bench's targets (doc/performance.md), each PASS or MISS. The settings of both go beside the table.
 # Logs are kept in LOGS. Progress goes to stderr.
 #
 # AGREE="112" (sizes; `make perf-agree`): at those sizes two more PyTorch
@@ -29,10 +29,12 @@
 # default PRECISIONS is fp32 alone.
 #
 # Knobs (environment): STAT (median: images/s from the median step time of
-# the timed iterations; mean: from their total time), REPEAT (1), ITERS (30), WARMUP (10), BATCH (16),
+# the timed iterations, window -m median-step; mean: from their total time,
+# window -m time), REPEAT (1), ITERS (30), WARMUP (10), BATCH (16),
 # SIZES ("224 112"), PRECISIONS ("fp32 amp"), THREADS (all cores), BENCH_FLAGS
 # (more flags for every bench run, e.g. "--layout blocked"), BENCH
-# (bin/bench), PEAK (bin/perf-roof), STEP_ROOF (bin/perf-step-roof), PYTHON (/usr/bin/python3), JEMALLOC, LOGS
+# (bin/bench), PEAK (bin/perf-roof), STEP_ROOF (bin/perf-step-roof), HARNESS_BIN
+# (bin: grep-iters and window measure every run), PYTHON (/usr/bin/python3), JEMALLOC, LOGS
 # (build/perf-cpu), LAYOUTS ("nchw cl": PyTorch memory formats tried),
 # MALLOC_CONF (dirty_decay_ms:-1,muzzy_decay_ms:-1), ROOF_FROM (a peak.txt of
 # an earlier run: its roof, not measured again), REPORT_ONLY (non-empty:
@@ -50,6 +52,7 @@ SIZES=${SIZES:-224 112} PRECISIONS=${PRECISIONS:-fp32 amp} LAYOUTS=${LAYOUTS:-nc
 THREADS=${THREADS:-$(nproc)} STAT=${STAT:-median}
 BENCH=${BENCH:-$root/bin/bench} PEAK=${PEAK:-$root/bin/perf-roof}
 STEP_ROOF=${STEP_ROOF:-$root/bin/perf-step-roof} PYTHON=${PYTHON:-/usr/bin/python3}
+HARNESS_BIN=${HARNESS_BIN:-$root/bin}
 JEMALLOC=${JEMALLOC:-/usr/lib/x86_64-linux-gnu/libjemalloc.so.2}
 LOGS=${LOGS:-$root/build/perf-cpu}
 # REPORT_ONLY without REPEAT: as many rounds as the run's bench logs number.
@@ -75,10 +78,11 @@ done
 if [ -n "$AGREE" ]; then
 	for px in $AGREE; do has "$SIZES" "$px" || die "AGREE=$AGREE: $px is not in SIZES=$SIZES"; done
 	[ -n "${HARNESS_CMD:-}" ] || die "AGREE needs HARNESS_CMD (make perf-agree sets it)"
-	for t in launch grep-iters window; do
-		[ -x "${HARNESS_BIN:-}/$t" ] || die "AGREE needs HARNESS_BIN/$t (make perf-agree sets it)"
-	done
+	[ -x "$HARNESS_BIN/launch" ] || die "AGREE needs $HARNESS_BIN/launch (make bin/launch)"
 fi
+for t in grep-iters window; do
+	[ -x "$HARNESS_BIN/$t" ] || die "$HARNESS_BIN/$t: not built (make bin/$t)"
+done
 have_torch=1
 "$PYTHON" -c 'import torch, torchvision' 2>/dev/null || {
 	have_torch=0
@@ -101,28 +105,19 @@ bench_id=$(cat "$LOGS/bench.id" 2>/dev/null || echo '?')
 BENCH=$LOGS/bench.bin
 export OMP_NUM_THREADS=$THREADS
 
-# rate LOG [STAT]: images/s over the iterations after WARMUP.
+# rate LOG PREC [STAT]: images/s over the iterations after WARMUP, as the
+# harness measures a run: grep-iters | window over iterations WARMUP+1 …
+# ITERS. STAT=median: window -m median-step, the samples of a step over the
+# median step time, robust to other work on a shared machine stalling a few
+# steps; STAT=mean: window -m time, the samples over the window's time.
+# -d 1000: no drift warnings (they would name a run, not the log, twice).
 rate() {
-	# samples of a step = samples_per_s x step_s (all ranks). STAT=median:
-	# samples / the median step time, robust to other work on a shared
-	# machine stalling a few steps; STAT=mean: samples / total time.
-	awk -v w="$WARMUP" -v f="$1" -v stat="${2:-$STAT}" '
-		/^iter=/ {
-			it = 0; st = 0; sp = 0
-			for (i = 1; i <= NF; i++) { split($i, kv, "=")
-				if (kv[1] == "iter") it = kv[2] + 0
-				else if (kv[1] == "step_s") st = kv[2] + 0
-				else if (kv[1] == "samples_per_s") sp = kv[2] + 0 }
-			if (it <= w) next
-			t += st; s += sp * st; n++; step[n] = st
-		}
-		END {
-			if (n == 0 || t <= 0) { printf "%s: %s: no iterations after the warm-up\n", "perf-cpu", f > "/dev/stderr"; exit 1 }
-			if (stat == "mean") { printf "%.2f\n", s / t; exit }
-			for (i = 2; i <= n; i++) { v = step[i]; for (j = i - 1; j >= 1 && step[j] > v; j--) step[j + 1] = step[j]; step[j + 1] = v }
-			m = n % 2 ? step[(n + 1) / 2] : (step[n / 2] + step[n / 2 + 1]) / 2
-			printf "%.2f\n", s / n / m
-		}' "$1"
+	local method=median-step
+	[ "${3:-$STAT}" = mean ] && method=time
+	"$HARNESS_BIN/grep-iters" -k "1n1g_b${BATCH}_$2" "$1" |
+		"$HARNESS_BIN/window" -s "$WARMUP" -n $((ITERS - WARMUP)) -m $method -d 1000 |
+		awk -F '\t' '!/^#/ { print $4; n++ } END { exit n != 1 }' ||
+		die "$1: grep-iters | window gave no one record"
 }
 
 # peak_mb LOG: the peak_mem_mb of the closing line.
@@ -174,15 +169,6 @@ run_harness() {
 		die "harness run failed ($log.err): $(tail -n 1 "$log.err")"
 	echo "$log"
 }
-# harness_rate PREC LOG: the harness's figure, window's samples/s (its
-# records' fourth field; the # lines before them are launch's environment).
-harness_rate() {
-	"$HARNESS_BIN/grep-iters" -k "1n1g_b${BATCH}_$1" "$2" |
-		"$HARNESS_BIN/window" -s "$WARMUP" -n $((ITERS - WARMUP)) |
-		awk -F '\t' '!/^#/ { print $4; n++ } END { exit n != 1 }' ||
-		die "$2: grep-iters | window gave no one record"
-}
-
 # run_plain PX PREC REP: the plain loop, at channels_last's settings.
 run_plain() {
 	local out="$LOGS/plain_${1}_${2}_$3.txt"
@@ -235,8 +221,8 @@ add() {
 	if [ -n "${REPORT_ONLY:-}" ] && ! grep -q '^# end ' "$4" 2>/dev/null; then
 		return 0
 	fi
-	R[$1,$2,$3]+="$(rate "$4")"$'\n'
-	R[$1/mean,$2,$3]+="$(rate "$4" mean)"$'\n' # the statistic of the agreement table
+	R[$1,$2,$3]+="$(rate "$4" "$3")"$'\n'
+	R[$1/mean,$2,$3]+="$(rate "$4" "$3" mean)"$'\n' # the statistic of the agreement table
 	M[$1,$2,$3]+="$(peak_mb "$4")"$'\n'
 }
 # one PX PREC REP WHAT: one PyTorch run (WHAT: a layout, harness or plain)
@@ -468,7 +454,7 @@ target() {
 		printf 'target %-44s %8s >= %-6s MISS\n' "$1" "$2" "$3"
 	fi
 }
-# Issue 13's targets: bench >= 1.5x PyTorch at its best, amp >= 1.8x
+# The targets: bench >= 1.5x PyTorch at its best, amp >= 1.8x
 # bench's fp32, peak memory <= 0.6x PyTorch's, >= 85 % of the step's roof.
 for px in $SIZES; do
 	for prec in $PRECISIONS; do

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """torch_profile.py — where a PyTorch training step's time goes on this CPU.
 
-The other side of bench's --profile (doc/speed.md): the loop of
+The other side of bench's --profile (doc/performance.md): the loop of
 tests/perf/plain_torch.py (torchvision's resnet50, one fixed random batch,
 SGD with momentum, bf16 autocast for amp), its step imported from there,
 run under torch.profiler for the timed iterations after WARMUP. Prints, per kind of op, its self CPU time a step
