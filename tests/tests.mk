@@ -26,9 +26,11 @@ TEST_LOCK = $(OBJ)/.test-cpu.lock
 # test_cmd NAME: a suite's bats, said as it could be typed; it runs under
 # the lock when the suite is one of TEST_CPU. The makes a suite runs
 # (compare.bats, make.bats, ...) get this command line's variables but not
-# its options: -k, -j and the job server would change what they do.
+# its options (-k, -j and the job server would change what they do), and
+# run as a make typed at a shell does (MAKELEVEL would make them say
+# "make[2]:" where a user's make says "make:").
 test_cmd = echo '$(strip $(BATS) $(BATS_FLAGS)) tests/$(1).bats'; \
-	env -u MFLAGS MAKEFLAGS="$${MAKEFLAGS\#"$${MAKEFLAGS%%-- *}"}" \
+	env -u MFLAGS -u MAKELEVEL MAKEFLAGS="$${MAKEFLAGS\#"$${MAKEFLAGS%%-- *}"}" \
 	$(if $(filter $(1),$(TEST_CPU)),flock $(TEST_LOCK)) $(BATS) $(BATS_FLAGS) tests/$(1).bats
 
 test: test-deps
