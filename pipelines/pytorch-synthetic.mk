@@ -5,11 +5,10 @@
 # PyTorch at its best on this CPU, by construction: Debian's torch, seen by
 # /usr/bin/python3 only (a pyenv python3 may come first on PATH); jemalloc
 # preloaded with its pages kept (MALLOC_CONF below: with jemalloc's defaults
-# a 224 px step took 15 s instead of 1.8 s here; glibc malloc
-# costs ~40 %); threads = cores / processes on the node; channels_last, the
-# faster layout in doc/performance.md's runs (at 112 px on a loaded
-# machine the two were not told apart;
-# PYTORCH_LAYOUT=nchw for the other). The script writes the settings in
+# or glibc's malloc, large tensors' pages are returned and faulted in again
+# every step; doc/performance.md has the cost); threads = cores / processes
+# on the node; channels_last, the faster layout in doc/performance.md's
+# runs (PYTORCH_LAYOUT=nchw for the other). The script writes the settings in
 # effect into the log: "# env node=0 setting.allocator=jemalloc" and so on.
 # More than one process (mpirun's OMPI_COMM_WORLD_* or torchrun's env://)
 # trains with DDP over gloo.

@@ -74,26 +74,6 @@ bucket 14 12477504 14578751 2101248
 bucket 15 11428928 12477503 1048576"* ]]
 }
 
-@test "the memory plan: no op reads a buffer that another has overwritten" {
-	# fp32 and fp16 element sizes give different arenas; every read the
-	# backends make is checked, the fused batch norm's read of y included,
-	# and every "gradients final from here" of backward (103 a step, 3 steps)
-	for cfg in "1 32 4" "2 64 2" "3 96 4" "4 224 2"; do
-		run -0 test-arena-check $cfg
-		[[ "$output" =~ ^batch\ [0-9]+\ image\ [0-9]+\ bytes\ [24]:\ arena\ [1-9][0-9]*\ bytes,\ [1-9][0-9]*\ reads\ checked,\ 309\ ready\ offsets\ checked,\ 0\ hazards$ ]]
-	done
-}
-
-@test "the arena check catches a read of memory the plan gave away: the stem's bn1 output" {
-	# -y: every BN+ReLU reads y in backward, also the stem's, which the plan
-	# does not keep (max pooling reads it, then others get its bytes)
-	run -1 test-arena-check -y 4 224 2
-	[[ "${lines[0]}" == "hazard: batch norm backward reads y (the ReLU mask) "*"(tensor 3) at byte 0, last written by tensor "* ]]
-	[[ "${lines[-1]}" =~ ,\ [1-9][0-9]*\ hazards$ ]]
-	run -2 --separate-stderr test-arena-check 4 224 3
-	[ "$stderr" = "test-arena-check: bytes: '3' is not 2 or 4" ]
-}
-
 @test "a non-integer --batch is a usage error naming the flag" {
 	run -2 --separate-stderr bench --batch x
 	[ "$stderr" = "bench: --batch: 'x' is not an integer" ]

@@ -18,6 +18,12 @@ setup() {
 	common_setup
 }
 
+# need_bin NAME: skip unless the programs under test hold NAME (bench-cuda,
+# check-gpu-compare: built only with the CUDA toolkit).
+need_bin() {
+	[ -x "${BIN_UNDER_TEST:-$ROOT/bin}/$1" ] || skip "bin/$1 not built (no CUDA toolkit, or CUDA=0)"
+}
+
 # The job's lines of a launch run: $lines without launch's "# env" and
 # "# mem" lines (tests/launch.bats tests those).
 drop_meta() {

@@ -76,7 +76,7 @@ setup() {
 	run -2 env FAKE_HANG=1n1g_b16_fp32 "${MK[@]}" TIMEOUT=2 RUNS=1 "$T/results/1n1g_b16_fp32.md"
 	[[ "$output" == *"1n1g_b16_fp32 run 1 failed"* ]]
 	[ ! -e "$T/logs/fake/1n1g_b16_fp32/1.log" ]
-	! pgrep -f 'fake-train' >/dev/null || false
+	! pgrep -f "$FIXTURES/make/fake-train" >/dev/null || false
 }
 
 @test "launch's supervisor killed outright: the run fails, its half-written log goes, the logs and result there stay, the job is stopped" {

@@ -23,7 +23,8 @@
 # (tests/perf/plain_torch.py); a second table puts the three side by side.
 # Those three run last in each round, in an order rotated from round to
 # round; the verdict is the median of the rounds' own ratios, and with the
-# round-to-round spread of a shared machine (±5-12 %) it wants REPEAT >= 5.
+# round-to-round spread of a shared machine (doc/performance.md) it wants
+# REPEAT >= 5.
 #
 # Without AVX512_BF16 or AMX (oneDNN then has no bf16 convolution) the
 # default PRECISIONS is fp32 alone.
@@ -201,10 +202,11 @@ fi
 
 # The step's roof of a configuration, op by op (bench --profile --roof reads
 # the same format), images/s on its last line. It is measured in every
-# round, right before that round's bench run: a roof measured once, at the
-# start, read 12-18 % below the same roof measured half an hour later
-# (2026-11-26), and bench then came out above "its roof". Each round's
-# bench run is set against its own round's roof.
+# round, right before that round's bench run: the host's speed drifts
+# (doc/performance.md), so a roof measured once, at the start, can read
+# well below the same roof half an hour later, and bench then comes out
+# above "its roof". Each round's bench run is set against its own round's
+# roof.
 run_roof() { # px prec rep
 	local f=$LOGS/roof_${1}_${2}_$3.txt
 	echo "$prog: step roof $1 px $2 run $3" >&2
@@ -266,8 +268,8 @@ for rep in $(seq 1 "$REPEAT"); do
 			# At AGREE's sizes the runs the agreement compares (the cl
 			# run, the harness's, the plain loop) go last, in an order
 			# rotated each round: runs a minute apart meet different
-			# speeds of a shared machine (±5-12 % from round to round
-			# here), and none should always come after another.
+			# speeds of a shared machine (doc/performance.md), and none
+			# should always come after another.
 			runs=() trio=()
 			for lay in $LAYOUTS; do
 				if has "$AGREE" "$px" && [ "$lay" = cl ]; then trio+=(cl); else runs+=("$lay"); fi
