@@ -9,11 +9,11 @@
 #ifndef DLBENCH_FILTER_H
 #define DLBENCH_FILTER_H
 
-/* The filter on the command line argv[0..argc), argv[0] the program's name,
- * getopt starting at optind: the exit status (0, or 3 for compare's
- * "slower"). It sets usage_text; errors leave through die() and usage()
- * (lib/err.c: exit, or the exit hook), and what the call allocated is then
- * the process's to free. */
+/* The filter on the command line argv[0..argc) (argv[0] the program's
+ * name; getopt from optind): its exit status, 0 or compare's 3. It sets
+ * usage_text. A failure leaves through die() or usage() (lib/err.c), which
+ * exit or call the exit hook. What the call allocated is not all freed
+ * when it returns: the process ends after it. */
 int filter_run(int argc, char **argv);
 
 #endif

@@ -265,8 +265,8 @@ struct key_fault {
 };
 #define KEY_READ_CASE 1
 /* Read s as a key, or with KEY_READ_CASE a case "<N>n<G>g" too (k's nodes
- * and gpus only). KEY_OK and KEY_PREC leave the precision's text in f->at,
- * f->n: grep-iters reads it again through its -a aliases. */
+ * and gpus only), the precision one of key_precisions (grep-iters reads
+ * the precision's text in f again through its -a aliases). */
 enum key_status key_read(const char *s, struct key *k, int flags, struct key_fault *f);
 /* The fault of KEY_RANGE, KEY_PREC or KEY_BATCH in words, a new string
  * for an error message: "nodes 1048577 is out of range 1..1048576" (more
