@@ -18,6 +18,7 @@
  * least one, 1 bad input (named by file and line) or no configuration in
  * both, 2 a bad command line.
  */
+#include "filter.h"
 #include "lib.h"
 
 #include <math.h>
@@ -41,24 +42,16 @@ struct config {
 	double change; /* in %, once both are read */
 };
 
-static void *configs;          /* tsearch tree of struct config by name */
-static struct config **listed; /* the baseline's, in order */
-static size_t nlisted, caplisted;
-static struct hash runs; /* (side, configuration, run): each met once */
-static struct hkey hk;
-static double threshold;
-static int slower;
-
-static void reset(void)
-{
-	configs = NULL;
-	listed = NULL;
-	nlisted = caplisted = 0;
-	runs = (struct hash){0};
-	hk = (struct hkey){0};
-	threshold = 2;
-	slower = 0;
-}
+/* One call's state (filter.h). */
+struct compare {
+	void *configs;          /* tsearch tree of struct config by name */
+	struct config **listed; /* the baseline's, in order */
+	size_t nlisted, caplisted;
+	struct hash runs; /* (side, configuration, run): each met once */
+	struct hkey hk;
+	double threshold;
+	int slower;
+};
 
 static int cmp_config(const void *a, const void *b)
 {
@@ -67,14 +60,15 @@ static int cmp_config(const void *a, const void *b)
 
 /* The configuration, made when new: listed when met in the baseline. *made
  * says whether it was made now. */
-static struct config *config_get(const char *framework, const char *key, int list, int *made)
+static struct config *config_get(struct compare *st, const char *framework, const char *key,
+				 int list, int *made)
 {
 	size_t len = strlen(framework) + strlen(key) + 2;
 	struct config probe, *c, **p;
 
 	probe.name = xmalloc(len);
 	snprintf(probe.name, len, "%s\t%s", framework, key);
-	p = tfind(&probe, &configs, cmp_config);
+	p = tfind(&probe, &st->configs, cmp_config);
 	*made = !p;
 	if (p) {
 		free(probe.name);
@@ -84,17 +78,17 @@ static struct config *config_get(const char *framework, const char *key, int lis
 	c->name = probe.name;
 	c->label = xstrdup(probe.name);
 	*strchr(c->label, '\t') = ' ';
-	if (!tsearch(c, &configs, cmp_config))
+	if (!tsearch(c, &st->configs, cmp_config))
 		die("out of memory");
 	if (!list)
 		return c;
-	listed = xgrow(listed, &caplisted, nlisted + 1, sizeof *listed);
-	listed[nlisted++] = c;
+	st->listed = xgrow(st->listed, &st->caplisted, st->nlisted + 1, sizeof *st->listed);
+	st->listed[st->nlisted++] = c;
 	return c;
 }
 
 /* Read one file's runs into side which (0 baseline, 1 new). */
-static void read_side(const char *path, int which)
+static void read_side(struct compare *st, const char *path, int which)
 {
 	struct input in;
 	struct winrec w;
@@ -105,16 +99,16 @@ static void read_side(const char *path, int which)
 			continue;
 		winrec_parse(&in, &w);
 		int made;
-		struct config *c = config_get(in.f[0], in.f[1], which == 0, &made);
+		struct config *c = config_get(st, in.f[0], in.f[1], which == 0, &made);
 		if (which == 1 && made)
 			warnf("%s:%ld: %s is not in the baseline: not compared", in.name, in.lineno,
 			      c->label);
 		struct side *s = &c->s[which];
-		hkey_start(&hk);
-		hkey_long(&hk, which);
-		hkey_str(&hk, c->name);
-		hkey_long(&hk, w.run);
-		if (hash_intern(&runs, &hk, s->n) != s->n)
+		hkey_start(&st->hk);
+		hkey_long(&st->hk, which);
+		hkey_str(&st->hk, c->name);
+		hkey_long(&st->hk, w.run);
+		if (hash_intern(&st->runs, &st->hk, s->n) != s->n)
 			record_die(&in, "duplicate run %ld of %s %s", w.run, in.f[0], in.f[1]);
 		s->v = xgrow(s->v, &s->capv, s->n + 1, sizeof *s->v);
 		s->run = xgrow(s->run, &s->capr, s->n + 1, sizeof *s->run);
@@ -157,7 +151,7 @@ static void change_of(struct config *c)
 		die("%s: the test's p-value is not finite", c->label);
 }
 
-static void report(const struct config *c)
+static void report(struct compare *st, const struct config *c)
 {
 	const struct side *a = &c->s[0], *b = &c->s[1];
 	double ma, mb, sd, change = c->change;
@@ -172,22 +166,21 @@ static void report(const struct config *c)
 	}
 	double p = welch_p(a, b);
 	const char *verdict = "same";
-	if (p < 0.05 && change < -threshold) {
+	if (p < 0.05 && change < -st->threshold) {
 		verdict = "slower";
-		slower = 1;
-	} else if (p < 0.05 && change > threshold) {
+		st->slower = 1;
+	} else if (p < 0.05 && change > st->threshold) {
 		verdict = "faster";
 	}
 	printf("\t%.3g\t%s\n", p, verdict);
 }
 
-int main(int argc, char *argv[])
+int filter_run(int argc, char **argv)
 {
+	struct compare st = {.threshold = 2};
 	size_t both = 0;
 	int ch;
 
-	reset();
-	progname = "compare";
 	usage_text = "compare [-t percent] BASELINE NEW\n"
 		     "  in:  window records (framework key run samples_per_s ...), baseline first\n"
 		     "  out: framework key baseline_mean baseline_n new_mean new_n change_pct "
@@ -197,7 +190,7 @@ int main(int argc, char *argv[])
 	while ((ch = getopt(argc, argv, "t:")) != -1) {
 		switch (ch) {
 		case 't':
-			if (parse_double(optarg, &threshold) != 0 || !(threshold >= 0))
+			if (parse_double(optarg, &st.threshold) != 0 || !(st.threshold >= 0))
 				die_usage("-t: '%s' is not a percentage >= 0", optarg);
 			break;
 		default:
@@ -209,20 +202,26 @@ int main(int argc, char *argv[])
 	if (argc != 2)
 		usage();
 
-	read_side(argv[0], 0);
-	read_side(argv[1], 1);
-	for (size_t i = 0; i < nlisted; i++) {
-		if (listed[i]->s[1].n == 0)
-			warnf("%s: %s is not in %s: not compared", argv[0], listed[i]->label,
+	read_side(&st, argv[0], 0);
+	read_side(&st, argv[1], 1);
+	for (size_t i = 0; i < st.nlisted; i++) {
+		if (st.listed[i]->s[1].n == 0)
+			warnf("%s: %s is not in %s: not compared", argv[0], st.listed[i]->label,
 			      argv[1]);
 		else
-			change_of(listed[i]), both++;
+			change_of(st.listed[i]), both++;
 	}
 	if (both == 0)
 		die("%s and %s have no configuration in common", argv[0], argv[1]);
-	for (size_t i = 0; i < nlisted; i++)
-		if (listed[i]->s[1].n > 0)
-			report(listed[i]);
+	for (size_t i = 0; i < st.nlisted; i++)
+		if (st.listed[i]->s[1].n > 0)
+			report(&st, st.listed[i]);
 	finish_output();
-	return slower ? EXIT_SLOWER : 0;
+	return st.slower ? EXIT_SLOWER : 0;
+}
+
+int main(int argc, char *argv[])
+{
+	progname = "compare";
+	return filter_run(argc, argv);
 }

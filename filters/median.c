@@ -25,6 +25,7 @@
  * the records, printed at the end. "# mode=dlperf" before the first record
  * selects DLPerf's mode, as -c dlperf does; a mode line after it is an error.
  */
+#include "filter.h"
 #include "lib.h"
 
 #include <math.h>
@@ -43,35 +44,26 @@ struct config {
 	size_t n, cap;
 };
 
-static struct config *configs;
-static size_t nconfigs, capconfigs;
-static struct hash config_index; /* (framework, key) → configs[i] */
-static struct hash run_index;    /* (configuration, run) → its runs[i] */
-static struct hkey hk;
-static int dlperf;
+/* One call's state (filter.h). */
+struct median {
+	struct config *configs;
+	size_t nconfigs, capconfigs;
+	struct hash config_index; /* (framework, key) → configs[i] */
+	struct hash run_index;    /* (configuration, run) → its runs[i] */
+	struct hkey hk;
+	int dlperf;
+};
 
-/* Every file-scope variable to its start value: main may run again in one
- * process (the fuzz harnesses, tests/fuzz/), after a die() left through the
- * exit hook; the harness frees what the previous call allocated. */
-static void reset(void)
+static struct config *config_get(struct median *st, const char *framework, const char *key)
 {
-	configs = NULL;
-	nconfigs = capconfigs = 0;
-	config_index = run_index = (struct hash){0};
-	hk = (struct hkey){0};
-	dlperf = 0;
-}
-
-static struct config *config_get(const char *framework, const char *key)
-{
-	hkey_start(&hk);
-	hkey_str(&hk, framework);
-	hkey_str(&hk, key);
-	size_t i = hash_intern(&config_index, &hk, nconfigs);
-	if (i < nconfigs)
-		return &configs[i];
-	configs = xgrow(configs, &capconfigs, nconfigs + 1, sizeof *configs);
-	struct config *c = &configs[nconfigs++];
+	hkey_start(&st->hk);
+	hkey_str(&st->hk, framework);
+	hkey_str(&st->hk, key);
+	size_t i = hash_intern(&st->config_index, &st->hk, st->nconfigs);
+	if (i < st->nconfigs)
+		return &st->configs[i];
+	st->configs = xgrow(st->configs, &st->capconfigs, st->nconfigs + 1, sizeof *st->configs);
+	struct config *c = &st->configs[st->nconfigs++];
 	memset(c, 0, sizeof *c);
 	c->framework = xstrdup(framework);
 	c->key = xstrdup(key);
@@ -80,14 +72,14 @@ static struct config *config_get(const char *framework, const char *key)
 
 /* A meta line: copied as it came; a mode line sets the mode, which must be
  * known before the first record. */
-static void meta(const struct input *in)
+static void meta(struct median *st, const struct input *in)
 {
-	if (meta_mode(in, nconfigs > 0))
-		dlperf = 1;
+	if (meta_mode(in, st->nconfigs > 0))
+		st->dlperf = 1;
 	printf("%s\n", in->line);
 }
 
-static void add(struct input *in)
+static void add(struct median *st, struct input *in)
 {
 	struct winrec w;
 
@@ -95,13 +87,13 @@ static void add(struct input *in)
 	long id = w.run;
 	double v = w.speed;
 
-	struct config *c = config_get(in->f[0], in->f[1]);
-	hkey_start(&hk);
-	hkey_long(&hk, (long)(c - configs));
-	hkey_long(&hk, id);
-	size_t i = hash_intern(&run_index, &hk, c->n);
+	struct config *c = config_get(st, in->f[0], in->f[1]);
+	hkey_start(&st->hk);
+	hkey_long(&st->hk, (long)(c - st->configs));
+	hkey_long(&st->hk, id);
+	size_t i = hash_intern(&st->run_index, &st->hk, c->n);
 	if (i < c->n) {
-		if (!dlperf)
+		if (!st->dlperf)
 			record_die(in, "duplicate run %ld of %s %s", id, c->framework, c->key);
 		c->runs[i].speed = v;
 		return;
@@ -113,7 +105,7 @@ static void add(struct input *in)
 /* The configuration's median, mean, min and max, R2n'd. add() checked
  * each value, so min and max are finite and above 0 after R2n, and so is
  * the median between them. */
-static void summarize(const struct config *c, double out[4])
+static void summarize(const struct config *c, int dlperf, double out[4])
 {
 	double *v = xmalloc(c->n * sizeof *v), sum = 0;
 
@@ -193,7 +185,7 @@ static void report_stats(const struct config *c)
 	free(by_id);
 }
 
-static void report(const struct config *c, const double s[4])
+static void report(const struct config *c, int dlperf, const double s[4])
 {
 	printf("%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%zu", c->framework, c->key, s[0], s[1], s[2], s[3],
 	       c->n);
@@ -202,13 +194,12 @@ static void report(const struct config *c, const double s[4])
 	putchar('\n');
 }
 
-int main(int argc, char *argv[])
+int filter_run(int argc, char **argv)
 {
+	struct median st = {0};
 	struct input in;
 	int ch;
 
-	reset();
-	progname = "median";
 	usage_text = "median [-c dlperf] [file ...]\n"
 		     "  in:  framework key run samples_per_s [jitter_pct drift_pct steady]\n"
 		     "  out: framework key median mean min max n ci_lo ci_hi cv_pct outliers\n"
@@ -217,7 +208,7 @@ int main(int argc, char *argv[])
 	while ((ch = getopt(argc, argv, "c:")) != -1) {
 		switch (ch) {
 		case 'c':
-			dlperf = compat_flag(optarg);
+			st.dlperf = compat_flag(optarg);
 			break;
 		default:
 			usage();
@@ -229,16 +220,22 @@ int main(int argc, char *argv[])
 	FOREACH_INPUT(in, argc, argv)
 		while (input_record(&in))
 			if (in.meta)
-				meta(&in);
+				meta(&st, &in);
 			else
-				add(&in);
+				add(&st, &in);
 	/* All checked before the first record is written. */
-	double(*s)[4] = xmalloc((nconfigs ? nconfigs : 1) * sizeof *s);
-	for (size_t i = 0; i < nconfigs; i++)
-		summarize(&configs[i], s[i]);
-	for (size_t i = 0; i < nconfigs; i++)
-		report(&configs[i], s[i]);
+	double(*s)[4] = xmalloc((st.nconfigs ? st.nconfigs : 1) * sizeof *s);
+	for (size_t i = 0; i < st.nconfigs; i++)
+		summarize(&st.configs[i], st.dlperf, s[i]);
+	for (size_t i = 0; i < st.nconfigs; i++)
+		report(&st.configs[i], st.dlperf, s[i]);
 	free(s);
 	finish_output();
 	return 0;
+}
+
+int main(int argc, char *argv[])
+{
+	progname = "median";
+	return filter_run(argc, argv);
 }

@@ -13,6 +13,7 @@
  * overflows or rounds to 0.00 (named by the record's file and line); nothing
  * is written then. Duplicates and bases are found in trees: n log n.
  */
+#include "filter.h"
 #include "lib.h"
 
 #include <math.h>
@@ -26,32 +27,23 @@ struct meta {
 	size_t before; /* the number of records read before it */
 };
 
-static struct medrec *recs;
-static size_t nrecs, caprecs;
-static void *seen;  /* medrec_unique's tree of (framework, key) */
-static void *bases; /* the 1n1g records by (framework, batch, precision) */
-static struct meta *metas;
-static size_t nmetas, capmetas;
+/* One call's state (filter.h). */
+struct speedup {
+	struct medrec *recs;
+	size_t nrecs, caprecs;
+	void *seen;  /* medrec_unique's tree of (framework, key) */
+	void *bases; /* the 1n1g records by (framework, batch, precision) */
+	struct meta *metas;
+	size_t nmetas, capmetas;
+};
 
-/* Every file-scope variable to its start value: main may run again in one
- * process (the fuzz harnesses, tests/fuzz/), after a die() left through the
- * exit hook; the harness frees what the previous call allocated. */
-static void reset(void)
+static void add_meta(struct speedup *st, const struct input *in)
 {
-	recs = NULL;
-	nrecs = caprecs = 0;
-	seen = bases = NULL;
-	metas = NULL;
-	nmetas = capmetas = 0;
+	st->metas = xgrow(st->metas, &st->capmetas, st->nmetas + 1, sizeof *st->metas);
+	st->metas[st->nmetas++] = (struct meta){xstrdup(in->line), st->nrecs};
 }
 
-static void add_meta(const struct input *in)
-{
-	metas = xgrow(metas, &capmetas, nmetas + 1, sizeof *metas);
-	metas[nmetas++] = (struct meta){xstrdup(in->line), nrecs};
-}
-
-static void add(struct input *in)
+static void add(struct speedup *st, struct input *in)
 {
 	struct medrec r;
 
@@ -59,9 +51,9 @@ static void add(struct input *in)
 
 	medrec_parse(in, nf, &r);
 	medrec_stats(in, nf, &r);
-	medrec_unique(in, &r, &seen);
-	recs = xgrow(recs, &caprecs, nrecs + 1, sizeof *recs);
-	recs[nrecs++] = r;
+	medrec_unique(in, &r, &st->seen);
+	st->recs = xgrow(st->recs, &st->caprecs, st->nrecs + 1, sizeof *st->recs);
+	st->recs[st->nrecs++] = r;
 }
 
 static int cmp_setting(const void *a, const void *b)
@@ -76,17 +68,17 @@ static int cmp_setting(const void *a, const void *b)
 }
 
 /* Once all records are read (recs no longer moves). */
-static void index_bases(void)
+static void index_bases(struct speedup *st)
 {
-	for (size_t i = 0; i < nrecs; i++)
-		if (recs[i].key.nodes == 1 && recs[i].key.gpus == 1 &&
-		    !tsearch(&recs[i], &bases, cmp_setting))
+	for (size_t i = 0; i < st->nrecs; i++)
+		if (st->recs[i].key.nodes == 1 && st->recs[i].key.gpus == 1 &&
+		    !tsearch(&st->recs[i], &st->bases, cmp_setting))
 			die("out of memory");
 }
 
-static const struct medrec *base_of(const struct medrec *c)
+static const struct medrec *base_of(const struct speedup *st, const struct medrec *c)
 {
-	struct medrec *const *p = tfind(c, &bases, cmp_setting);
+	struct medrec *const *p = tfind(c, &st->bases, cmp_setting);
 
 	return p ? *p : NULL;
 }
@@ -130,19 +122,18 @@ static void print_stats(const struct medrec *c, const struct medrec *b, double s
 	printf("\t%.2f", eff);
 }
 
-static void print_metas(size_t *m, size_t before)
+static void print_metas(const struct speedup *st, size_t *m, size_t before)
 {
-	for (; *m < nmetas && metas[*m].before == before; ++*m)
-		printf("%s\n", metas[*m].text);
+	for (; *m < st->nmetas && st->metas[*m].before == before; ++*m)
+		printf("%s\n", st->metas[*m].text);
 }
 
-int main(int argc, char *argv[])
+int filter_run(int argc, char **argv)
 {
+	struct speedup st = {0};
 	struct input in;
 	size_t m = 0;
 
-	reset();
-	progname = "speedup";
 	usage_text = "speedup [file ...]\n"
 		     "  in:  framework key median mean min max n [ci_lo ci_hi cv_pct outliers]\n"
 		     "  out: the record, speedup [speedup_pm efficiency]";
@@ -155,38 +146,44 @@ int main(int argc, char *argv[])
 	FOREACH_INPUT(in, argc, argv)
 		while (input_record(&in))
 			if (in.meta)
-				add_meta(&in);
+				add_meta(&st, &in);
 			else
-				add(&in);
-	index_bases();
-	for (size_t i = 0; i < nrecs; i++) {
-		if (base_of(&recs[i]))
+				add(&st, &in);
+	index_bases(&st);
+	for (size_t i = 0; i < st.nrecs; i++) {
+		if (base_of(&st, &st.recs[i]))
 			continue;
 		char b[KEY_MAX];
-		struct key bk = recs[i].key;
+		struct key bk = st.recs[i].key;
 		bk.nodes = bk.gpus = 1;
 		key_format(&bk, b, sizeof b);
-		die_at(recs[i].file, recs[i].line, "no 1n1g base for %s %s (need %s)",
-		       recs[i].framework, recs[i].keytext, b);
+		die_at(st.recs[i].file, st.recs[i].line, "no 1n1g base for %s %s (need %s)",
+		       st.recs[i].framework, st.recs[i].keytext, b);
 	}
-	double *speedups = xmalloc((nrecs ? nrecs : 1) * sizeof *speedups);
-	for (size_t i = 0; i < nrecs; i++)
-		speedups[i] = speedup_of(&recs[i], base_of(&recs[i]));
-	for (size_t i = 0; i < nrecs; i++) {
-		const struct medrec *c = &recs[i];
+	double *speedups = xmalloc((st.nrecs ? st.nrecs : 1) * sizeof *speedups);
+	for (size_t i = 0; i < st.nrecs; i++)
+		speedups[i] = speedup_of(&st.recs[i], base_of(&st, &st.recs[i]));
+	for (size_t i = 0; i < st.nrecs; i++) {
+		const struct medrec *c = &st.recs[i];
 
-		print_metas(&m, i);
+		print_metas(&st, &m, i);
 		for (int f = 0; f < MEDREC_NF; f++)
 			printf("%s\t", c->field[f]);
 		if (c->stats)
 			printf("%s\t", c->stats_text);
 		printf("%.2f", speedups[i]);
 		if (c->stats)
-			print_stats(c, base_of(c), speedups[i]);
+			print_stats(c, base_of(&st, c), speedups[i]);
 		putchar('\n');
 	}
-	print_metas(&m, nrecs);
+	print_metas(&st, &m, st.nrecs);
 	free(speedups);
 	finish_output();
 	return 0;
+}
+
+int main(int argc, char *argv[])
+{
+	progname = "speedup";
+	return filter_run(argc, argv);
 }

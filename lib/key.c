@@ -107,9 +107,7 @@ int prec_set(struct key *k, const char *s, size_t n)
 	return prec_valid(k->prec) ? 0 : -1;
 }
 
-enum key_status key_read(const char *s, struct key *k, int flags,
-			 int (*set_prec)(struct key *k, const char *s, size_t n),
-			 struct key_fault *f)
+enum key_status key_read(const char *s, struct key *k, int flags, struct key_fault *f)
 {
 	enum key_status rn, rg, rb;
 
@@ -128,7 +126,7 @@ enum key_status key_read(const char *s, struct key *k, int flags,
 		return KEY_RANGE;
 	f->at = s;
 	f->n = strlen(s);
-	return (set_prec ? set_prec : prec_set)(k, s, f->n) ? KEY_PREC : KEY_OK;
+	return prec_set(k, s, f->n) ? KEY_PREC : KEY_OK;
 }
 
 char *key_fault_text(enum key_status r, const struct key_fault *f)
@@ -151,7 +149,7 @@ int key_parse(const char *s, struct key *k)
 {
 	struct key_fault f;
 
-	return key_read(s, k, 0, NULL, &f) == KEY_OK ? 0 : -1;
+	return key_read(s, k, 0, &f) == KEY_OK ? 0 : -1;
 }
 
 void key_format(const struct key *k, char *buf, size_t size)

@@ -265,12 +265,9 @@ struct key_fault {
 };
 #define KEY_READ_CASE 1
 /* Read s as a key, or with KEY_READ_CASE a case "<N>n<G>g" too (k's nodes
- * and gpus only). set_prec sets k->prec from the precision's text and
- * returns 0, or -1 when it names none; NULL: key_precisions as they are
- * (grep-iters passes its -a aliases). */
-enum key_status key_read(const char *s, struct key *k, int flags,
-			 int (*set_prec)(struct key *k, const char *s, size_t n),
-			 struct key_fault *f);
+ * and gpus only), the precision one of key_precisions (grep-iters reads
+ * the precision's text in f again through its -a aliases). */
+enum key_status key_read(const char *s, struct key *k, int flags, struct key_fault *f);
 /* The fault of KEY_RANGE, KEY_PREC or KEY_BATCH in words, a new string
  * for an error message: "nodes 1048577 is out of range 1..1048576" (more
  * than 20 digits cut to "..."), "precision 'x' is not fp32, …" or "batch

@@ -8,36 +8,25 @@
 
 #include <string.h>
 
-#define ALIAS_MAX 8
-static struct {
-	const char *from, *to;
-} aliases[ALIAS_MAX];
-static int naliases;
-
-void alias_reset(void)
-{
-	naliases = 0;
-}
-
-void alias_add(const char *arg)
+void alias_add(struct aliases *al, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
 
-	if (naliases == ALIAS_MAX)
+	if (al->n == ALIAS_MAX)
 		die_usage("-a: more than %d aliases", ALIAS_MAX);
 	if (!eq || eq == arg || strcspn(arg, "_/\t") < (size_t)(eq - arg) || !prec_valid(eq + 1))
 		die_usage("-a: '%s' is not from=to with to one of %s", arg, prec_list());
 	char *from = xstrdup(arg);
 	from[eq - arg] = '\0';
-	aliases[naliases].from = from;
-	aliases[naliases].to = eq + 1;
-	naliases++;
+	al->v[al->n].from = from;
+	al->v[al->n].to = eq + 1;
+	al->n++;
 }
 
-int alias_prec(struct key *k, const char *prec, size_t n)
+int alias_prec(const struct aliases *al, struct key *k, const char *prec, size_t n)
 {
-	for (int i = 0; i < naliases; i++)
-		if (strlen(aliases[i].from) == n && strncmp(aliases[i].from, prec, n) == 0)
-			return prec_set(k, aliases[i].to, strlen(aliases[i].to));
+	for (int i = 0; i < al->n; i++)
+		if (strlen(al->v[i].from) == n && strncmp(al->v[i].from, prec, n) == 0)
+			return prec_set(k, al->v[i].to, strlen(al->v[i].to));
 	return prec_set(k, prec, n);
 }

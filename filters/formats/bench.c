@@ -152,7 +152,7 @@ static void header(struct scan *sc, const char *s)
 			record_die(sc->in, "header: %s=%.*s %s", names[i], (int)v[i].n, v[i].p,
 				   key_part_why(r));
 	}
-	if (v[3].p && alias_prec(&k, v[3].p, v[3].n))
+	if (v[3].p && alias_prec(sc->aliases, &k, v[3].p, v[3].n))
 		record_die(sc->in, "header: precision=%.*s is not %s", (int)v[3].n, v[3].p,
 			   prec_list());
 	for (int i = 0; i < 4 && !sc->have_key; i++)

@@ -39,6 +39,8 @@ struct it {
 	char tsbuf[48], stepbuf[48];
 };
 
+struct aliases;
+
 /* The log being read, as parsers and configuration lines see it. */
 struct scan {
 	struct input *in;    /* file and line, for errors */
@@ -48,6 +50,8 @@ struct scan {
 	struct key key;
 	const char *keysrc; /* who said it: "the path", "-k" or "the header" */
 	void *state;        /* the format's own state_size bytes, zeroed per log */
+	/* -a's precision aliases (alias.h), for a precision the log states */
+	const struct aliases *aliases;
 };
 
 /* How a format numbers iterations across epochs. */

@@ -14,12 +14,13 @@
 /* ---- a log's path (paths.c) --------------------------------------------- */
 
 /* The configuration a log's path carries: sc's key (ours or DLPerf's layout,
- * or opt_key, which must agree), *run, and *framework (ours: the directory
- * above the key; else NULL). Dies on a path of neither layout without -k. */
+ * its precision through sc's aliases, or opt_key, which must agree), *run,
+ * and *framework (ours: the directory above the key; else NULL). Dies on a
+ * path of neither layout without -k. */
 void path_config(struct scan *sc, const char *path, const struct key *opt_key, long *run,
 		 char **framework);
-/* -k's key (-a's aliases applied); a usage error when it is none. */
-void opt_key_read(const char *arg, struct key *k);
+/* -k's key (-a's aliases al applied); a usage error when it is none. */
+void opt_key_read(const struct aliases *al, const char *arg, struct key *k);
 
 /* ---- grep-iters -l (list.c) --------------------------------------------- */
 

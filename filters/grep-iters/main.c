@@ -17,6 +17,7 @@
  * launch's "# env ..." and "# mem ..." lines follow the log's records, with
  * "framework=<fw> key=<key> run=<run>" before node= (meta.c).
  */
+#include "../filter.h"
 #include "../formats/alias.h"
 #include "grep-iters.h"
 #include "lib.h"
@@ -49,14 +50,27 @@ struct log {
 	struct metalines meta; /* launch's "# env" and "# mem" lines */
 	const char *fw;        /* the framework and key of the records */
 	char key[KEY_MAX];
+	struct grep *g; /* the call's state */
 };
 
-static int dlperf;
-static struct lines rd;
-static const struct format *opt_format;
-static const char *opt_framework;
-static int have_opt_key;
-static struct key opt_key;
+/* The output buffer (below). */
+struct out {
+	char *buf;
+	size_t len, cap;
+};
+
+/* One call's state (filter.h): the command line, the reader of a log's
+ * lines (its buffer kept from log to log), the output. */
+struct grep {
+	int dlperf;
+	const struct format *opt_format; /* -f */
+	const char *opt_framework;       /* -F */
+	int have_opt_key;
+	struct key opt_key;     /* -k */
+	struct aliases aliases; /* -a */
+	struct lines rd;
+	struct out out;
+};
 
 /* ---- output: our own buffer, a memcpy a field (stdio's fwrite a field was
  * grep-iters' main cost on large logs). Written out only at the end of a
@@ -65,66 +79,47 @@ static struct key opt_key;
 
 #define OFLUSH (1 << 16)
 
-static char *obuf;
-static size_t olen, ocap;
-
-/* Every file-scope variable to its start value: main may run again in one
- * process (the fuzz harnesses, tests/fuzz/), after a die() left through the
- * exit hook; the harness frees what the previous call allocated. */
-static void reset(void)
+static void oflush(struct out *o)
 {
-	dlperf = 0;
-	memset(&rd, 0, sizeof rd);
-	opt_format = NULL;
-	opt_framework = NULL;
-	have_opt_key = 0;
-	memset(&opt_key, 0, sizeof opt_key);
-	obuf = NULL;
-	olen = ocap = 0;
-	alias_reset();
-}
-
-static void oflush(void)
-{
-	if (olen && fwrite(obuf, 1, olen, stdout) != olen)
+	if (o->len && fwrite(o->buf, 1, o->len, stdout) != o->len)
 		die("<stdout>: write error:");
-	olen = 0;
+	o->len = 0;
 }
 
-static void ogrow(size_t n)
+static void ogrow(struct out *o, size_t n)
 {
-	obuf = xgrow(obuf, &ocap, olen + n, 1);
+	o->buf = xgrow(o->buf, &o->cap, o->len + n, 1);
 }
 
-static inline void oput(const char *p, size_t n)
+static inline void oput(struct out *o, const char *p, size_t n)
 {
-	if (olen + n > ocap)
-		ogrow(n);
-	memcpy(obuf + olen, p, n);
-	olen += n;
+	if (o->len + n > o->cap)
+		ogrow(o, n);
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
 }
 
-static inline void oc(char c)
+static inline void oc(struct out *o, char c)
 {
-	if (olen == ocap)
-		ogrow(1);
-	obuf[olen++] = c;
+	if (o->len == o->cap)
+		ogrow(o, 1);
+	o->buf[o->len++] = c;
 }
 
 /* The end of a record. */
-static inline void orec(void)
+static inline void orec(struct out *o)
 {
-	oc('\n');
-	if (olen >= OFLUSH)
-		oflush();
+	oc(o, '\n');
+	if (o->len >= OFLUSH)
+		oflush(o);
 }
 
-static void otxt(struct txt t)
+static void otxt(struct out *o, struct txt t)
 {
 	if (t.p)
-		oput(t.p, t.n);
+		oput(o, t.p, t.n);
 	else
-		oc('-');
+		oc(o, '-');
 }
 
 /* ---- records ----------------------------------------------------------- */
@@ -134,9 +129,9 @@ static void make_prefix(struct log *lg)
 	if (!lg->sc.have_key)
 		record_die(&lg->in,
 			   "no configuration before the first iteration line; give -k key");
-	const char *fw = opt_framework   ? opt_framework
-			 : lg->framework ? lg->framework
-					 : lg->fmt->name;
+	const char *fw = lg->g->opt_framework ? lg->g->opt_framework
+			 : lg->framework      ? lg->framework
+					      : lg->fmt->name;
 	key_format(&lg->sc.key, lg->key, sizeof lg->key);
 	int n = snprintf(lg->prefix, sizeof lg->prefix, "%s\t%s\t%s\t%ld\t", fw, lg->fmt->name,
 			 lg->key, lg->run);
@@ -150,22 +145,23 @@ static void make_prefix(struct log *lg)
 static void emit(struct log *lg, long long iter, struct txt itxt, struct txt ts, struct txt step,
 		 struct txt rate, struct txt loss)
 {
+	struct out *o = &lg->g->out;
 	char num[24];
 
-	oput(lg->prefix, lg->plen);
+	oput(o, lg->prefix, lg->plen);
 	if (itxt.p)
-		oput(itxt.p, itxt.n);
+		oput(o, itxt.p, itxt.n);
 	else
-		oput(num, fmt_ll(num, iter));
-	oc('\t');
-	otxt(ts);
-	oc('\t');
-	otxt(step);
-	oc('\t');
-	otxt(rate);
-	oc('\t');
-	otxt(loss);
-	orec();
+		oput(o, num, fmt_ll(num, iter));
+	oc(o, '\t');
+	otxt(o, ts);
+	oc(o, '\t');
+	otxt(o, step);
+	oc(o, '\t');
+	otxt(o, rate);
+	oc(o, '\t');
+	otxt(o, loss);
+	orec(o);
 }
 
 /* step_s derived from the rate: TB × iterations ÷ rate. */
@@ -193,7 +189,7 @@ static void add(struct log *lg, struct it *it)
 		record_die(&lg->in, "iteration %lld is not above 0", it->iter);
 	if (!lg->plen)
 		make_prefix(lg);
-	if (dlperf) {
+	if (lg->sc.dlperf) {
 		if (f->dlperf_epoch0 && it->epoch != 0)
 			return;
 	} else if (f->numbering == NUM_FIRST && it->epoch != 0) {
@@ -222,7 +218,7 @@ static void add(struct log *lg, struct it *it)
 		}
 	}
 	lg->nrec++;
-	if (f->grouped && !dlperf) {
+	if (f->grouped && !lg->sc.dlperf) {
 		ranks_keep(&lg->ranks, it, lg->in.lineno);
 		return;
 	}
@@ -271,21 +267,22 @@ static void replay(struct log *lg)
 	lg->in.lineno = lineno;
 }
 
-static void grep_log(const char *path)
+static void grep_log(struct grep *g, const char *path)
 {
-	static struct log lg;
+	struct log lg = {0};
 	struct it it;
 	const char *at;
 
-	memset(&lg, 0, sizeof lg);
+	lg.g = g;
 	lg.sc.in = &lg.in;
-	lg.sc.dlperf = dlperf;
-	path_config(&lg.sc, path, have_opt_key ? &opt_key : NULL, &lg.run, &lg.framework);
+	lg.sc.dlperf = g->dlperf;
+	lg.sc.aliases = &g->aliases;
+	path_config(&lg.sc, path, g->have_opt_key ? &g->opt_key : NULL, &lg.run, &lg.framework);
 	input_open(&lg.in, path);
-	if ((lg.fmt = opt_format) != NULL)
+	if ((lg.fmt = g->opt_format) != NULL)
 		lg.sc.state = xcalloc(1, lg.fmt->state_size);
-	lines_reset(&rd);
-	for (char *s; (s = lines_next(&rd, &lg.in)) != NULL;) {
+	lines_reset(&g->rd);
+	for (char *s; (s = lines_next(&g->rd, &lg.in)) != NULL;) {
 		if (s[0] == '#' && meta_keep(&lg.meta, &lg.in, s))
 			continue;
 		if (!lg.fmt) {
@@ -324,8 +321,8 @@ static void grep_log(const char *path)
 	/* launch's lines, "# env ..." → "# env framework=.. key=.. run=.. ...". */
 	for (size_t i = 0, n; i < lg.meta.n; i++) {
 		const char *l = meta_line(&lg.meta, i, &lg.in, lg.fw, lg.key, lg.run, &n);
-		oput(l, n);
-		orec();
+		oput(&g->out, l, n);
+		orec(&g->out);
 	}
 	meta_free(&lg.meta);
 	for (int i = 0; i < lg.npending; i++)
@@ -335,13 +332,12 @@ static void grep_log(const char *path)
 	input_close(&lg.in);
 }
 
-int main(int argc, char *argv[])
+int filter_run(int argc, char **argv)
 {
+	struct grep st = {0};
 	const char *key_arg = NULL;
 	int ch, list = 0;
 
-	reset();
-	progname = "grep-iters";
 	usage_text = "grep-iters [-c dlperf] [-f format] [-k key] [-F framework] [-a from=to] "
 		     "[file ...]\n       grep-iters -l";
 	opterr = 0;
@@ -351,10 +347,10 @@ int main(int argc, char *argv[])
 			list = 1;
 			break;
 		case 'c':
-			dlperf = compat_flag(optarg);
+			st.dlperf = compat_flag(optarg);
 			break;
 		case 'f':
-			if (!(opt_format = format_find(optarg)))
+			if (!(st.opt_format = format_find(optarg)))
 				die_usage("-f: unknown format '%s'", optarg);
 			break;
 		case 'k':
@@ -363,10 +359,10 @@ int main(int argc, char *argv[])
 		case 'F':
 			if (!*optarg || strpbrk(optarg, "\t\n"))
 				die_usage("-F: '%s' is not a framework name", optarg);
-			opt_framework = optarg;
+			st.opt_framework = optarg;
 			break;
 		case 'a':
-			alias_add(optarg);
+			alias_add(&st.aliases, optarg);
 			break;
 		default:
 			usage();
@@ -379,16 +375,22 @@ int main(int argc, char *argv[])
 	if (list)
 		return list_formats();
 	if (key_arg) {
-		opt_key_read(key_arg, &opt_key);
-		have_opt_key = 1;
+		opt_key_read(&st.aliases, key_arg, &st.opt_key);
+		st.have_opt_key = 1;
 	}
-	if (dlperf) {
-		oput("# mode=dlperf", 13);
-		orec();
+	if (st.dlperf) {
+		oput(&st.out, "# mode=dlperf", 13);
+		orec(&st.out);
 	}
 	for (int i = 0; i < (argc ? argc : 1); i++)
-		grep_log(argc ? argv[i] : "-");
-	oflush();
+		grep_log(&st, argc ? argv[i] : "-");
+	oflush(&st.out);
 	finish_output();
 	return 0;
+}
+
+int main(int argc, char *argv[])
+{
+	progname = "grep-iters";
+	return filter_run(argc, argv);
 }

@@ -26,8 +26,20 @@ static int take_run(const char *s, size_t n, long *out)
 	return 0;
 }
 
+/* key_read, the precision through -a's aliases. */
+static enum key_status key_read_aliased(const struct aliases *al, const char *s, struct key *k,
+					int flags, struct key_fault *f)
+{
+	enum key_status ks = key_read(s, k, flags, f);
+
+	if (ks == KEY_OK || ks == KEY_PREC)
+		ks = alias_prec(al, k, f->at, f->n) ? KEY_PREC : KEY_OK;
+	return ks;
+}
+
 /* DLPerf's file name <model>_b<B>_<prec>_<run>.log in a <N>n<G>g directory. */
-static void dlperf_name(const char *path, char *base, size_t bn, struct key *k, long *run)
+static void dlperf_name(const struct aliases *al, const char *path, char *base, size_t bn,
+			struct key *k, long *run)
 {
 	char *f[4];
 	int nf = 1;
@@ -54,7 +66,7 @@ static void dlperf_name(const char *path, char *base, size_t bn, struct key *k, 
 		die("%s: batch '%s' %s", path, f[1], key_part_why(r));
 	if (r != KEY_OK)
 		die("%s: batch '%s' is not b<B> with B a positive integer", path, f[1]);
-	if (alias_prec(k, f[2], strlen(f[2])))
+	if (alias_prec(al, k, f[2], strlen(f[2])))
 		die("%s: precision '%s' is not %s", path, f[2], prec_list());
 	if (take_run(f[3], strlen(f[3]), run))
 		die("%s: run '%s' is not a non-negative integer", path, f[3]);
@@ -90,7 +102,8 @@ void path_config(struct scan *sc, const char *path, const struct key *opt_key, l
 	int dotlog = bn > 4 && strcmp(base + bn - 4, ".log") == 0;
 	struct key k;
 	struct key_fault kf;
-	enum key_status ks = dir ? key_read(dir, &k, KEY_READ_CASE, alias_prec, &kf) : KEY_NOT;
+	enum key_status ks =
+		dir ? key_read_aliased(sc->aliases, dir, &k, KEY_READ_CASE, &kf) : KEY_NOT;
 	int from_path = 1;
 
 	if (ks == KEY_RANGE || ks == KEY_BATCH)
@@ -99,7 +112,7 @@ void path_config(struct scan *sc, const char *path, const struct key *opt_key, l
 		die("%s: %s", path, key_fault_text(ks, &kf));
 	if (ks == KEY_CASE) {
 		/* DLPerf: …/<N>n<G>g/<model>_b<B>_<prec>_<run>.log */
-		dlperf_name(path, base, bn, &k, run);
+		dlperf_name(sc->aliases, path, base, bn, &k, run);
 	} else if (ks == KEY_OK) {
 		/* ours: …/<framework>/<key>/<run>.log */
 		if (!dotlog || take_run(base, bn - 4, run))
@@ -139,10 +152,10 @@ void path_config(struct scan *sc, const char *path, const struct key *opt_key, l
 	}
 }
 
-void opt_key_read(const char *arg, struct key *k)
+void opt_key_read(const struct aliases *al, const char *arg, struct key *k)
 {
 	struct key_fault kf;
-	enum key_status ks = key_read(arg, k, 0, alias_prec, &kf);
+	enum key_status ks = key_read_aliased(al, arg, k, 0, &kf);
 
 	if (ks == KEY_PREC || ks == KEY_RANGE)
 		die_usage("-k: %s", key_fault_text(ks, &kf));

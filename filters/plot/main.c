@@ -21,6 +21,7 @@
  * not recorded". Numbers are printed as read (%.2f, as median and speedup
  * rounded them); same bytes in, same bytes out.
  */
+#include "../filter.h"
 #include "plot.h"
 
 #include "../formats/formats.h"
@@ -216,14 +217,13 @@ static void script(const struct plotdata *d, int compare)
 	printf("unset multiplot\n");
 }
 
-int main(int argc, char *argv[])
+int filter_run(int argc, char **argv)
 {
 	struct plotdata d;
 	const char *style = "scaling", *published = NULL, *md = NULL, *svg = NULL;
 	char t[512];
 	int ch, compare, page;
 
-	progname = "plot";
 	usage_text =
 		"plot [-s scaling|compare] [-p published.tsv] [file ...]\n"
 		"       plot -s page -t table.md -g plot.svg [file ...]\n"
@@ -274,4 +274,10 @@ int main(int argc, char *argv[])
 	plotdata_free(&d);
 	finish_output();
 	return 0;
+}
+
+int main(int argc, char *argv[])
+{
+	progname = "plot";
+	return filter_run(argc, argv);
 }

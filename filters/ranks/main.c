@@ -21,6 +21,7 @@
  * without "# ranks" lines after the warm-up, a line whose numbers are not
  * positive, or whose count of ranks changes, is an error naming file and line.
  */
+#include "../filter.h"
 #include "lib.h"
 
 #include <math.h>
@@ -28,35 +29,27 @@
 #include <string.h>
 #include <unistd.h>
 
-static double *times; /* times[step * nranks + rank] */
-static size_t ntimes, captimes;
-static double *col, *ratios; /* scratch: one step's times, one rank's ratios */
-static int nranks;
-static long nsteps;
-
-/* Every file-scope variable to its start value: main may run again in one
- * process (the fuzz harness, tests/fuzz/), which frees what a previous call
- * allocated, so nothing is freed here. */
-static void reset(void)
-{
-	times = col = ratios = NULL;
-	ntimes = captimes = 0;
-	nranks = 0;
-	nsteps = 0;
-}
+/* One file's times: the state of a call (filter.h), read file by file. */
+struct ranks {
+	double *times; /* times[step * nranks + rank] */
+	size_t ntimes, captimes;
+	double *col, *ratios; /* scratch: one step's times, one rank's ratios */
+	int nranks;
+	long nsteps;
+};
 
 /* After a file: its times freed, ready for the next. */
-static void clear(void)
+static void clear(struct ranks *st)
 {
-	free(times);
-	free(col);
-	free(ratios);
-	reset();
+	free(st->times);
+	free(st->col);
+	free(st->ratios);
+	*st = (struct ranks){0};
 }
 
 /* "compute_s=a,b,..." at p: one step's times, appended when keep is set
  * (every line is checked); the count of ranks must be the file's. */
-static void read_times(struct input *in, const char *p, int keep)
+static void read_times(struct ranks *st, struct input *in, const char *p, int keep)
 {
 	int n = 0;
 	char buf[64];
@@ -72,8 +65,9 @@ static void read_times(struct input *in, const char *p, int keep)
 			record_die(in, "rank %d: compute time '%s' is not a positive number", n,
 				   buf);
 		if (keep) {
-			times = xgrow(times, &captimes, ntimes + 1, sizeof *times);
-			times[ntimes++] = v;
+			st->times =
+				xgrow(st->times, &st->captimes, st->ntimes + 1, sizeof *st->times);
+			st->times[st->ntimes++] = v;
 		}
 		n++;
 		p += len;
@@ -83,11 +77,11 @@ static void read_times(struct input *in, const char *p, int keep)
 	}
 	if (*p != '\0' && *p != ' ' && *p != '\t')
 		record_die(in, "unexpected '%c' after the compute times", *p);
-	if (nranks == 0)
-		nranks = n;
-	else if (n != nranks)
-		record_die(in, "%d ranks, but %d on the earlier lines", n, nranks);
-	nsteps += keep;
+	if (st->nranks == 0)
+		st->nranks = n;
+	else if (n != st->nranks)
+		record_die(in, "%d ranks, but %d on the earlier lines", n, st->nranks);
+	st->nsteps += keep;
 }
 
 /* A "# ranks" line, after a launcher's prefix ("[1,0]<stdout>:") if any. */
@@ -100,7 +94,7 @@ static const char *ranks_line(const char *s)
 	return p + 8;
 }
 
-static void read_file(struct input *in, long skip)
+static void read_file(struct ranks *st, struct input *in, long skip)
 {
 	long last = 0;
 
@@ -126,7 +120,7 @@ static void read_file(struct input *in, long skip)
 		q = strstr(p + len, " compute_s=");
 		if (!q)
 			record_die(in, "'# ranks' line without compute_s=");
-		read_times(in, q + 11, iter > skip);
+		read_times(st, in, q + 11, iter > skip);
 	}
 }
 
@@ -140,25 +134,25 @@ static void put_positive(double v, int decimals)
 		printf("%.3g", v);
 }
 
-static void report(const char *name, double threshold)
+static void report(struct ranks *st, const char *name, double threshold)
 {
-	col = xmalloc((size_t)nranks * sizeof *col);
-	ratios = xmalloc((size_t)nsteps * sizeof *ratios);
-	double *med = xmalloc((size_t)nsteps * sizeof *med);
-	for (long s = 0; s < nsteps; s++) {
-		memcpy(col, times + s * nranks, (size_t)nranks * sizeof *col);
-		med[s] = median_of(col, (size_t)nranks);
+	st->col = xmalloc((size_t)st->nranks * sizeof *st->col);
+	st->ratios = xmalloc((size_t)st->nsteps * sizeof *st->ratios);
+	double *med = xmalloc((size_t)st->nsteps * sizeof *med);
+	for (long s = 0; s < st->nsteps; s++) {
+		memcpy(st->col, st->times + s * st->nranks, (size_t)st->nranks * sizeof *st->col);
+		med[s] = median_of(st->col, (size_t)st->nranks);
 	}
-	for (int r = 0; r < nranks; r++) {
+	for (int r = 0; r < st->nranks; r++) {
 		long slow = 0;
-		for (long s = 0; s < nsteps; s++) {
-			ratios[s] = times[s * nranks + r] / med[s];
-			slow += ratios[s] > threshold;
+		for (long s = 0; s < st->nsteps; s++) {
+			st->ratios[s] = st->times[s * st->nranks + r] / med[s];
+			slow += st->ratios[s] > threshold;
 		}
-		double ratio = median_of(ratios, (size_t)nsteps);
-		for (long s = 0; s < nsteps; s++)
-			ratios[s] = times[s * nranks + r];
-		double t = median_of(ratios, (size_t)nsteps);
+		double ratio = median_of(st->ratios, (size_t)st->nsteps);
+		for (long s = 0; s < st->nsteps; s++)
+			st->ratios[s] = st->times[s * st->nranks + r];
+		double t = median_of(st->ratios, (size_t)st->nsteps);
 		if (!isfinite(ratio) || !isfinite(t))
 			die("%s: rank %d: its time or its ratio to the median rank overflows", name,
 			    r);
@@ -166,20 +160,19 @@ static void report(const char *name, double threshold)
 		put_positive(t, 4);
 		putchar('\t');
 		put_positive(ratio, 3);
-		printf("\t%ld\t%ld\t%s\n", slow, nsteps, ratio > threshold ? "slow" : "ok");
+		printf("\t%ld\t%ld\t%s\n", slow, st->nsteps, ratio > threshold ? "slow" : "ok");
 	}
 	free(med);
 }
 
-int main(int argc, char *argv[])
+int filter_run(int argc, char **argv)
 {
+	struct ranks st = {0};
 	struct input in;
 	long skip = 1;
 	double percent = 5;
 	int ch;
 
-	reset();
-	progname = "ranks";
 	usage_text = "ranks [-s skip] [-t percent] [file ...]\n"
 		     "  in:  bench logs of --rank-times (# ranks iter=N compute_s=a,b,...)\n"
 		     "  out: file rank median_compute_s ratio slow_steps steps verdict";
@@ -200,13 +193,19 @@ int main(int argc, char *argv[])
 	argc -= optind;
 	argv += optind;
 	FOREACH_INPUT(in, argc, argv) {
-		read_file(&in, skip);
-		if (nsteps == 0)
+		read_file(&st, &in, skip);
+		if (st.nsteps == 0)
 			die("%s: no '# ranks' lines after iteration %ld (bench --rank-times)",
 			    in.name, skip);
-		report(in.name, 1 + percent / 100);
-		clear();
+		report(&st, in.name, 1 + percent / 100);
+		clear(&st);
 	}
 	finish_output();
 	return 0;
+}
+
+int main(int argc, char *argv[])
+{
+	progname = "ranks";
+	return filter_run(argc, argv);
 }

@@ -26,35 +26,9 @@ struct envline {
 	long run, node;
 };
 
-static struct envline *items;
-static size_t nitems, capitems;
-static struct hkey hk;
-/* Hash tables over the items, built once they are all read (index_items):
- * the output is linear in them. */
-static int indexed;
-static struct groups names;   /* by name: the first item of each distinct value */
-static struct groups cases;   /* by (fw, key) */
-static struct groups objects; /* by (fw, key, run, node) */
-/* other_of[i]: for the first item of its (fw, key, node, name), the first
- * later one with another value; else HASH_NONE. */
-static size_t *other_of;
-
 /* Names whose values change from run to run by nature: not compared. */
 static const char *const volatile_names[] = {"hostname", "load1",     "load5",
 					     "load15",   "git_dirty", NULL};
-
-/* Set, not freed: what a previous run left is its caller's (the fuzz
- * harness frees every allocation of a run after it). */
-void env_reset(void)
-{
-	items = NULL;
-	nitems = capitems = 0;
-	mem_reset();
-	hk = (struct hkey){0};
-	indexed = 0;
-	names = cases = objects = (struct groups){0};
-	other_of = NULL;
-}
 
 static int is_volatile(const char *name)
 {
@@ -65,14 +39,14 @@ static int is_volatile(const char *name)
 	return !strncmp(name, "gpu", 3) && strstr(name, ".throttle_reasons");
 }
 
-int env_read(const struct input *in)
+int env_read(struct env *env, const struct input *in)
 {
 	struct metaline m = {0};
 	enum meta_kind kind = metaline_parse(in, in->line, META_RUN, &m);
 
 	if (kind == META_ENV) {
-		items = xgrow(items, &capitems, nitems + 1, sizeof *items);
-		struct envline *e = &items[nitems++];
+		env->items = xgrow(env->items, &env->capitems, env->nitems + 1, sizeof *env->items);
+		struct envline *e = &env->items[env->nitems++];
 		e->fw = xstrdup(m.framework);
 		e->key = xstrdup(m.key);
 		e->name = xstrdup(m.item[0].name);
@@ -80,7 +54,7 @@ int env_read(const struct input *in)
 		e->run = m.run;
 		e->node = m.node;
 	} else if (kind == META_MEM) {
-		mem_add(m.framework, m.key, m.peak_gpu, m.peak_mib);
+		mem_add(env, m.framework, m.key, m.peak_gpu, m.peak_mib);
 	}
 	metaline_free(&m);
 	return kind != META_OTHER;
@@ -89,40 +63,41 @@ int env_read(const struct input *in)
 /* ---- differences between runs of one configuration -------------------- */
 
 /* The items' hash tables (above), once all are read: one pass. */
-static void index_items(void)
+static void index_items(struct env *env)
 {
 	struct hash values = {0}, cells = {0};
 
-	if (indexed)
+	if (env->indexed)
 		return;
-	indexed = 1;
-	other_of = xmalloc((nitems ? nitems : 1) * sizeof *other_of);
-	for (size_t i = 0; i < nitems; i++) {
-		const struct envline *e = &items[i];
-		other_of[i] = HASH_NONE;
-		hkey_start(&hk);
-		hkey_str(&hk, e->name);
-		hkey_str(&hk, e->value);
-		if (hash_intern(&values, &hk, i) == i) {
-			hkey_start(&hk);
-			hkey_str(&hk, e->name);
-			groups_add(&names, &hk, i);
+	env->indexed = 1;
+	env->other_of = xmalloc((env->nitems ? env->nitems : 1) * sizeof *env->other_of);
+	for (size_t i = 0; i < env->nitems; i++) {
+		const struct envline *e = &env->items[i];
+		env->other_of[i] = HASH_NONE;
+		hkey_start(&env->hk);
+		hkey_str(&env->hk, e->name);
+		hkey_str(&env->hk, e->value);
+		if (hash_intern(&values, &env->hk, i) == i) {
+			hkey_start(&env->hk);
+			hkey_str(&env->hk, e->name);
+			groups_add(&env->names, &env->hk, i);
 		}
-		hkey_start(&hk);
-		hkey_str(&hk, e->fw);
-		hkey_str(&hk, e->key);
-		groups_add(&cases, &hk, i);
-		hkey_long(&hk, e->run);
-		hkey_long(&hk, e->node);
-		groups_add(&objects, &hk, i);
-		hkey_start(&hk);
-		hkey_str(&hk, e->fw);
-		hkey_str(&hk, e->key);
-		hkey_long(&hk, e->node);
-		hkey_str(&hk, e->name);
-		size_t f = hash_intern(&cells, &hk, i);
-		if (f != i && other_of[f] == HASH_NONE && strcmp(items[f].value, e->value))
-			other_of[f] = i;
+		hkey_start(&env->hk);
+		hkey_str(&env->hk, e->fw);
+		hkey_str(&env->hk, e->key);
+		groups_add(&env->cases, &env->hk, i);
+		hkey_long(&env->hk, e->run);
+		hkey_long(&env->hk, e->node);
+		groups_add(&env->objects, &env->hk, i);
+		hkey_start(&env->hk);
+		hkey_str(&env->hk, e->fw);
+		hkey_str(&env->hk, e->key);
+		hkey_long(&env->hk, e->node);
+		hkey_str(&env->hk, e->name);
+		size_t f = hash_intern(&cells, &env->hk, i);
+		if (f != i && env->other_of[f] == HASH_NONE &&
+		    strcmp(env->items[f].value, e->value))
+			env->other_of[f] = i;
 	}
 	hash_free(&values);
 	hash_free(&cells);
@@ -131,34 +106,34 @@ static void index_items(void)
 /* Whether items[i] is the first of its (fw, key, node, name) and another
  * run of the configuration has another value for it (*o: the first such).
  * An item one run has and another lacks is not compared. */
-static int differs(size_t i, size_t *o)
+static int differs(const struct env *env, size_t i, size_t *o)
 {
-	if (other_of[i] == HASH_NONE || is_volatile(items[i].name))
+	if (env->other_of[i] == HASH_NONE || is_volatile(env->items[i].name))
 		return 0;
-	*o = other_of[i];
+	*o = env->other_of[i];
 	return 1;
 }
 
 /* The group of names holding name, or HASH_NONE. */
-static size_t name_id(const char *name)
+static size_t name_id(struct env *env, const char *name)
 {
-	hkey_start(&hk);
-	hkey_str(&hk, name);
-	return hash_find(&names.index, &hk);
+	hkey_start(&env->hk);
+	hkey_str(&env->hk, name);
+	return hash_find(&env->names.index, &env->hk);
 }
 
 /* ---- the footer ---------------------------------------------------------- */
 
 /* "a / b": the distinct values of name over every run. */
-static void values(const char *name, const char *before)
+static void values(struct env *env, const char *name, const char *before)
 {
-	size_t id = name_id(name);
+	size_t id = name_id(env, name);
 	int k = 0;
 
-	for (size_t i = id == HASH_NONE ? HASH_NONE : names.first[id]; i != HASH_NONE;
-	     i = names.next[i]) {
+	for (size_t i = id == HASH_NONE ? HASH_NONE : env->names.first[id]; i != HASH_NONE;
+	     i = env->names.next[i]) {
 		fputs(k++ ? " / " : before, stdout);
-		for (const char *p = items[i].value; *p; p++) /* one markdown line */
+		for (const char *p = env->items[i].value; *p; p++) /* one markdown line */
 			putchar((unsigned char)*p < ' ' ? ' ' : *p);
 	}
 }
@@ -189,25 +164,25 @@ static int on_machine_line(const char *name)
 	return !strcmp(name, "git_repo") || !strcmp(name, "cpus") || !strncmp(name, "gpu", 3);
 }
 
-void env_footer(void)
+void env_footer(struct env *env)
 {
 	size_t other;
 	int k = 0;
 
-	if (!nitems)
+	if (!env->nitems)
 		return;
-	index_items();
+	index_items(env);
 	printf("\n- machine: ");
 	for (size_t m = 0; m < sizeof machine / sizeof *machine; m++)
-		if (name_id(machine[m][0]) != HASH_NONE) {
-			values(machine[m][0], k++ ? machine[m][1] : "");
+		if (name_id(env, machine[m][0]) != HASH_NONE) {
+			values(env, machine[m][0], k++ ? machine[m][1] : "");
 			fputs(machine[m][2], stdout);
 		}
 	/* The rest: versions, then the pipelines' "setting.<name>" items. */
 	for (int settings = 0; settings < 2; settings++) {
 		k = 0;
-		for (size_t id = 0; id < names.n; id++) { /* in the order first met */
-			const char *name = items[names.first[id]].name;
+		for (size_t id = 0; id < env->names.n; id++) { /* in the order first met */
+			const char *name = env->items[env->names.first[id]].name;
 			if (on_machine_line(name) || is_volatile(name) ||
 			    (strncmp(name, "setting.", 8) == 0) != settings)
 				continue;
@@ -216,13 +191,13 @@ void env_footer(void)
 			       : settings ? "\n- settings: "
 					  : "\n- versions: ",
 			       settings ? name + 8 : name);
-			values(name, "");
+			values(env, name, "");
 		}
 	}
 	putchar('\n');
-	for (size_t i = 0; i < nitems; i++)
-		if (differs(i, &other)) {
-			const struct envline *e = &items[i], *o = &items[other];
+	for (size_t i = 0; i < env->nitems; i++)
+		if (differs(env, i, &other)) {
+			const struct envline *e = &env->items[i], *o = &env->items[other];
 			printf("- **environments differ**: %s %s node %ld: %s is %s in run %ld, %s in "
 			       "run %ld\n",
 			       e->fw, e->key, e->node, e->name, e->value, e->run, o->value, o->run);
@@ -267,48 +242,48 @@ static void json_string(const char *s)
 	putchar('"');
 }
 
-void env_json_case(const char *fw, const char *key)
+void env_json_case(struct env *env, const char *fw, const char *key)
 {
-	long m = env_memory(fw, key);
+	long m = env_memory(env, fw, key);
 	size_t o, id;
 	int k = 0;
 
-	index_items();
+	index_items(env);
 	if (m >= 0)
 		printf(", \"memory_mib\": %ld", m);
-	hkey_start(&hk);
-	hkey_str(&hk, fw);
-	hkey_str(&hk, key);
-	id = hash_find(&cases.index, &hk);
-	for (size_t i = id == HASH_NONE ? HASH_NONE : cases.first[id]; i != HASH_NONE;
-	     i = cases.next[i])
-		if (differs(i, &o)) {
+	hkey_start(&env->hk);
+	hkey_str(&env->hk, fw);
+	hkey_str(&env->hk, key);
+	id = hash_find(&env->cases.index, &env->hk);
+	for (size_t i = id == HASH_NONE ? HASH_NONE : env->cases.first[id]; i != HASH_NONE;
+	     i = env->cases.next[i])
+		if (differs(env, i, &o)) {
 			printf("%s", k++ ? ", " : ", \"environment_differs\": [");
-			json_string(items[i].name);
+			json_string(env->items[i].name);
 		}
 	if (k)
 		putchar(']');
 }
 
-void env_json(void)
+void env_json(struct env *env)
 {
-	if (!nitems)
+	if (!env->nitems)
 		return;
-	index_items();
+	index_items(env);
 	printf(", \"environment\": [");
 	/* One object per (fw, key, run, node), its items in log order. */
-	for (size_t id = 0; id < objects.n; id++) {
-		size_t i = objects.first[id];
+	for (size_t id = 0; id < env->objects.n; id++) {
+		size_t i = env->objects.first[id];
 		printf("%s{\"framework\": ", id ? ", " : "");
-		json_string(items[i].fw);
+		json_string(env->items[i].fw);
 		printf(", \"key\": ");
-		json_string(items[i].key);
-		printf(", \"run\": %ld, \"node\": %ld", items[i].run, items[i].node);
-		for (size_t n = i; n != HASH_NONE; n = objects.next[n]) {
+		json_string(env->items[i].key);
+		printf(", \"run\": %ld, \"node\": %ld", env->items[i].run, env->items[i].node);
+		for (size_t n = i; n != HASH_NONE; n = env->objects.next[n]) {
 			printf(", ");
-			json_string(items[n].name);
+			json_string(env->items[n].name);
 			printf(": ");
-			json_string(items[n].value);
+			json_string(env->items[n].value);
 		}
 		putchar('}');
 	}

@@ -40,6 +40,7 @@
  * tables (lib/hash.c): the time is linear in the input (and n log n in a
  * table's rows, sorted into ladder order).
  */
+#include "../filter.h"
 #include "../formats/formats.h"
 #include "table.h"
 
@@ -55,39 +56,27 @@ struct extra {
 	struct rowstats st; /* our columns (stats.c) */
 };
 
-static struct medrec *rows;
-static struct extra *extras;
-static size_t nrows, caprows, capextras;
-static void *seen; /* medrec_unique's tree */
-static struct published *pubs;
-static size_t npubs;
-static struct hash pubindex; /* published_key → pubs[i] */
-static struct hkey hk;
+/* One call's state (filter.h). */
+struct table {
+	struct medrec *rows;
+	struct extra *extras;
+	size_t nrows, caprows, capextras;
+	void *seen; /* medrec_unique's tree */
+	struct published *pubs;
+	size_t npubs;
+	struct hash pubindex; /* published_key → pubs[i] */
+	struct hkey hk;
+	struct env env; /* launch's lines (env.c, mem.c) */
+};
 
-/* Every file-scope variable to its start value: main may run again in one
- * process (the fuzz harnesses, tests/fuzz/), after a die() left through the
- * exit hook; the harness frees what the previous call allocated. */
-static void reset(void)
+static double speedup_of(const struct table *st, const struct medrec *r)
 {
-	rows = NULL;
-	extras = NULL;
-	nrows = caprows = capextras = 0;
-	seen = NULL;
-	pubs = NULL;
-	npubs = 0;
-	pubindex = (struct hash){0};
-	hk = (struct hkey){0};
-	env_reset();
+	return st->extras[r - st->rows].speedup;
 }
 
-static double speedup_of(const struct medrec *r)
+static double spread_of(const struct table *st, const struct medrec *r)
 {
-	return extras[r - rows].speedup;
-}
-
-static double spread_of(const struct medrec *r)
-{
-	return extras[r - rows].spread;
+	return st->extras[r - st->rows].spread;
 }
 
 /* Field i, positive, must not print as 0.00 with %.2f. */
@@ -100,7 +89,7 @@ static double printed_positive(struct input *in, int i, const char *what)
 	return v;
 }
 
-static void read_row(struct input *in)
+static void read_row(struct table *st, struct input *in)
 {
 	struct medrec r;
 	struct extra x;
@@ -115,18 +104,18 @@ static void read_row(struct input *in)
 	if (!isfinite(x.spread))
 		record_die(in, "spread ('%s' - '%s') / '%s' overflows", in->f[5], in->f[4],
 			   in->f[2]);
-	medrec_unique(in, &r, &seen);
-	rows = xgrow(rows, &caprows, nrows + 1, sizeof *rows);
-	extras = xgrow(extras, &capextras, nrows + 1, sizeof *extras);
-	rows[nrows] = r;
-	extras[nrows++] = x;
+	medrec_unique(in, &r, &st->seen);
+	st->rows = xgrow(st->rows, &st->caprows, st->nrows + 1, sizeof *st->rows);
+	st->extras = xgrow(st->extras, &st->capextras, st->nrows + 1, sizeof *st->extras);
+	st->rows[st->nrows] = r;
+	st->extras[st->nrows++] = x;
 }
 
-static const struct published *published_of(const struct medrec *r)
+static const struct published *published_of(struct table *st, const struct medrec *r)
 {
-	published_key(&hk, r->framework, r->keytext);
-	size_t i = hash_find(&pubindex, &hk);
-	return i == HASH_NONE ? NULL : &pubs[i];
+	published_key(&st->hk, r->framework, r->keytext);
+	size_t i = hash_find(&st->pubindex, &st->hk);
+	return i == HASH_NONE ? NULL : &st->pubs[i];
 }
 
 /* ---- grouping --------------------------------------------------------- */
@@ -134,16 +123,16 @@ static const struct published *published_of(const struct medrec *r)
 /* The rows grouped by batch and precision (and framework when
  * by_framework), groups in the order of their first row: a hash table,
  * linear in the rows. */
-static void group_rows(int by_framework, struct groups *gs)
+static void group_rows(struct table *st, int by_framework, struct groups *gs)
 {
 	*gs = (struct groups){0};
-	for (size_t i = 0; i < nrows; i++) {
-		hkey_start(&hk);
+	for (size_t i = 0; i < st->nrows; i++) {
+		hkey_start(&st->hk);
 		if (by_framework)
-			hkey_str(&hk, rows[i].framework);
-		hkey_long(&hk, rows[i].key.batch);
-		hkey_str(&hk, rows[i].key.prec);
-		groups_add(gs, &hk, i);
+			hkey_str(&st->hk, st->rows[i].framework);
+		hkey_long(&st->hk, st->rows[i].key.batch);
+		hkey_str(&st->hk, st->rows[i].key.prec);
+		groups_add(gs, &st->hk, i);
 	}
 }
 
@@ -158,56 +147,57 @@ static int cmp_ladder(const void *a, const void *b)
 }
 
 /* The rows of group id, in ladder order; returns the count. */
-static size_t group(const struct groups *gs, size_t id, const struct medrec **out)
+static size_t group(const struct table *st, const struct groups *gs, size_t id,
+		    const struct medrec **out)
 {
 	size_t n = 0;
 
 	for (size_t i = gs->first[id]; i != HASH_NONE; i = gs->next[i])
-		out[n++] = &rows[i];
+		out[n++] = &st->rows[i];
 	qsort(out, n, sizeof *out, cmp_ladder);
 	return n;
 }
 
 /* ---- outputs ---------------------------------------------------------- */
 
-static void scaling(int with_published)
+static void scaling(struct table *st, int with_published)
 {
-	const struct medrec **g = xmalloc(nrows * sizeof *g);
+	const struct medrec **g = xmalloc(st->nrows * sizeof *g);
 	struct groups gs;
 
-	group_rows(1, &gs);
+	group_rows(st, 1, &gs);
 	for (size_t id = 0; id < gs.n; id++) {
-		size_t n = group(&gs, id, g);
+		size_t n = group(st, &gs, id, g);
 		printf("%s## %s b%ld %s\n\n", id ? "\n" : "", framework_display(g[0]->framework),
 		       g[0]->key.batch, g[0]->key.prec);
 		/* our columns when a row of the group has them (stats.c) */
 		int with_stats = 0;
 		for (size_t j = 0; j < n; j++)
-			with_stats |= extras[g[j] - rows].st.has;
+			with_stats |= st->extras[g[j] - st->rows].st.has;
 		if (with_stats) {
-			rowstats_header(with_published);
+			rowstats_header(&st->env, with_published);
 		} else {
 			printf("| node_num | gpu_num_per_node | batch_size_per_device | samples/s "
 			       "| speedup | n | spread |%s\n",
-			       env_tail(with_published, 0));
+			       env_tail(&st->env, with_published, 0));
 			printf("| --- | --- | --- | --- | --- | --- | --- |%s\n",
-			       env_tail(with_published, 1));
+			       env_tail(&st->env, with_published, 1));
 		}
 		for (size_t j = 0; j < n; j++) {
 			const struct medrec *r = g[j];
 			if (with_stats) {
 				printf("| %ld | %ld | %ld |", r->key.nodes, r->key.gpus,
 				       r->key.batch);
-				rowstats_cells(r, &extras[r - rows].st, speedup_of(r),
-					       spread_of(r));
+				rowstats_cells(r, &st->extras[r - st->rows].st, speedup_of(st, r),
+					       spread_of(st, r));
 			} else {
 				printf("| %ld | %ld | %ld | %.2f | %.2f | %ld | %.1f%% |",
 				       r->key.nodes, r->key.gpus, r->key.batch, r->median,
-				       speedup_of(r), r->n, spread_of(r));
+				       speedup_of(st, r), r->n, spread_of(st, r));
 			}
-			env_memory_cell(r->framework, r->keytext);
+			env_memory_cell(&st->env, r->framework, r->keytext);
 			if (with_published) {
-				const struct published *p = published_of(r);
+				const struct published *p = published_of(st, r);
 				if (p)
 					printf(" %.2f |", p->speed);
 				else
@@ -228,48 +218,49 @@ static int cmp_framework(const void *a, const void *b)
 	return rx != ry ? (rx < ry ? -1 : 1) : strcmp(x, y);
 }
 
-static void compare(void)
+static void compare(struct table *st)
 {
-	const struct medrec **g = xmalloc(nrows * sizeof *g);
-	const char **fw = xmalloc(nrows * sizeof *fw);
-	size_t *fid = xmalloc(nrows * sizeof *fid), *cell = xmalloc(nrows * sizeof *cell), *col;
+	const struct medrec **g = xmalloc(st->nrows * sizeof *g);
+	const char **fw = xmalloc(st->nrows * sizeof *fw);
+	size_t *fid = xmalloc(st->nrows * sizeof *fid), *cell = xmalloc(st->nrows * sizeof *cell),
+	       *col;
 	struct groups gs;
 	struct hash frameworks = {0};
 	size_t nframeworks = 0;
 
-	group_rows(0, &gs);
+	group_rows(st, 0, &gs);
 	/* Each framework's id; col[id]: its column in the current table. */
-	for (size_t i = 0; i < nrows; i++) {
-		hkey_start(&hk);
-		hkey_str(&hk, rows[i].framework);
-		fid[i] = hash_intern(&frameworks, &hk, nframeworks);
+	for (size_t i = 0; i < st->nrows; i++) {
+		hkey_start(&st->hk);
+		hkey_str(&st->hk, st->rows[i].framework);
+		fid[i] = hash_intern(&frameworks, &st->hk, nframeworks);
 		nframeworks += fid[i] == nframeworks;
 	}
 	col = xmalloc((nframeworks ? nframeworks : 1) * sizeof *col);
 	for (size_t f = 0; f < nframeworks; f++)
 		col[f] = HASH_NONE;
 	for (size_t id = 0; id < gs.n; id++) {
-		size_t n = group(&gs, id, g), nfw = 0;
+		size_t n = group(st, &gs, id, g), nfw = 0;
 		for (size_t j = 0; j < n; j++)
-			if (col[fid[g[j] - rows]] == HASH_NONE) {
-				col[fid[g[j] - rows]] = 0;
+			if (col[fid[g[j] - st->rows]] == HASH_NONE) {
+				col[fid[g[j] - st->rows]] = 0;
 				fw[nfw++] = g[j]->framework;
 			}
 		qsort(fw, nfw, sizeof *fw, cmp_framework);
 		for (size_t k = 0; k < nfw; k++) {
-			hkey_start(&hk);
-			hkey_str(&hk, fw[k]);
-			col[hash_find(&frameworks, &hk)] = k;
+			hkey_start(&st->hk);
+			hkey_str(&st->hk, fw[k]);
+			col[hash_find(&frameworks, &st->hk)] = k;
 		}
 
 		printf("%s## b%ld %s\n\n", id ? "\n" : "", g[0]->key.batch, g[0]->key.prec);
 		printf("| node num | device num |");
 		for (size_t k = 0; k < nfw; k++)
 			printf(" %s |", framework_display(fw[k]));
-		for (size_t k = 0; k < nfw && env_has_memory(); k++)
+		for (size_t k = 0; k < nfw && env_has_memory(&st->env); k++)
 			printf(" %s memory |", framework_display(fw[k]));
 		printf("\n| --- | --- |");
-		for (size_t k = 0; k < nfw * (env_has_memory() ? 2 : 1); k++)
+		for (size_t k = 0; k < nfw * (env_has_memory(&st->env) ? 2 : 1); k++)
 			printf(" --- |");
 		putchar('\n');
 		/* g is in ladder order: one table row per run of equal (N, G), each
@@ -282,7 +273,7 @@ static void compare(void)
 			for (size_t k = 0; k < nfw; k++)
 				cell[k] = HASH_NONE;
 			for (size_t m = j; m < end; m++)
-				cell[col[fid[g[m] - rows]]] = m;
+				cell[col[fid[g[m] - st->rows]]] = m;
 			printf("| %ld | %ld |", g[j]->key.nodes, g[j]->key.nodes * g[j]->key.gpus);
 			for (size_t k = 0; k < nfw; k++)
 				if (cell[k] != HASH_NONE)
@@ -290,12 +281,12 @@ static void compare(void)
 				else
 					printf(" - |");
 			for (size_t k = 0; k < nfw; k++)
-				env_memory_cell(fw[k], g[j]->keytext);
+				env_memory_cell(&st->env, fw[k], g[j]->keytext);
 			putchar('\n');
 			j = end;
 		}
 		for (size_t j = 0; j < n; j++)
-			col[fid[g[j] - rows]] = HASH_NONE;
+			col[fid[g[j] - st->rows]] = HASH_NONE;
 	}
 	groups_free(&gs);
 	hash_free(&frameworks);
@@ -306,48 +297,47 @@ static void compare(void)
 	free(col);
 }
 
-static void json(void)
+static void json(struct table *st)
 {
-	const struct medrec **g = xmalloc(nrows * sizeof *g);
+	const struct medrec **g = xmalloc(st->nrows * sizeof *g);
 	char a[40], m[40], s[40];
 	size_t n;
 	struct groups gs;
 
-	group_rows(1, &gs);
+	group_rows(st, 1, &gs);
 	if (gs.n > 1) {
-		const struct medrec *r = &rows[gs.first[1]]; /* the first row of another */
+		const struct medrec *r = &st->rows[gs.first[1]]; /* the first row of another */
 		die_at(r->file, r->line,
 		       "-s json takes one framework, batch and precision: %s %s and %s %s",
-		       rows[0].framework, rows[0].keytext, r->framework, r->keytext);
+		       st->rows[0].framework, st->rows[0].keytext, r->framework, r->keytext);
 	}
-	n = nrows ? group(&gs, 0, g) : 0;
+	n = st->nrows ? group(st, &gs, 0, g) : 0;
 	groups_free(&gs);
 	printf("{\"r50\": {");
 	for (size_t j = 0; j < n; j++) {
 		fmt_shortest(a, sizeof a, g[j]->mean);
 		fmt_shortest(m, sizeof m, g[j]->median);
-		fmt_shortest(s, sizeof s, speedup_of(g[j]));
+		fmt_shortest(s, sizeof s, speedup_of(st, g[j]));
 		printf("%s\"%ldn%ldg\": {\"average_speed\": %s, \"batch_size_per_device\": %ld, "
 		       "\"median_speed\": %s, \"speedup\": %s",
 		       j ? ", " : "", g[j]->key.nodes, g[j]->key.gpus, a, g[j]->key.batch, m, s);
-		rowstats_json(g[j], &extras[g[j] - rows].st);
-		env_json_case(g[j]->framework, g[j]->keytext);
+		rowstats_json(g[j], &st->extras[g[j] - st->rows].st);
+		env_json_case(&st->env, g[j]->framework, g[j]->keytext);
 		putchar('}');
 	}
 	putchar('}');
-	env_json();
+	env_json(&st->env);
 	putchar('}');
 	free(g);
 }
 
-int main(int argc, char *argv[])
+int filter_run(int argc, char **argv)
 {
+	struct table st = {0};
 	struct input in;
 	const char *style = "scaling", *published = NULL;
 	int ch;
 
-	reset();
-	progname = "table";
 	usage_text =
 		"table [-s scaling|compare|json] [-p published.tsv] [file ...]\n"
 		"  in: framework key median mean min max n [ci_lo ci_hi cv_pct outliers]\n"
@@ -380,21 +370,27 @@ int main(int argc, char *argv[])
 		die_usage("-p: only with -s scaling");
 
 	if (published)
-		npubs = published_read(published, &pubs, &pubindex);
+		st.npubs = published_read(published, &st.pubs, &st.pubindex);
 	FOREACH_INPUT(in, argc, argv)
 		while (input_record(&in))
 			if (!in.meta)
-				read_row(&in);
+				read_row(&st, &in);
 			else
-				env_read(&in);
+				env_read(&st.env, &in);
 	if (strcmp(style, "scaling") == 0)
-		scaling(published != NULL);
+		scaling(&st, published != NULL);
 	else if (strcmp(style, "compare") == 0)
-		compare();
+		compare(&st);
 	else
-		json();
+		json(&st);
 	if (strcmp(style, "json") != 0)
-		env_footer();
+		env_footer(&st.env);
 	finish_output();
 	return 0;
+}
+
+int main(int argc, char *argv[])
+{
+	progname = "table";
+	return filter_run(argc, argv);
 }

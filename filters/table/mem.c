@@ -10,60 +10,45 @@ struct mem {
 	long rss, gpu; /* MiB; -1: none */
 };
 
-static struct mem *mems;
-static size_t nmems, capmems;
-static struct hash memindex; /* (fw, key) → mems[i] */
-static struct hkey hk;
-
-/* Set, not freed: what a previous run left is its caller's (the fuzz
- * harness frees every allocation of a run after it). */
-void mem_reset(void)
+static void mem_key(struct env *env, const char *fw, const char *key)
 {
-	mems = NULL;
-	nmems = capmems = 0;
-	memindex = (struct hash){0};
-	hk = (struct hkey){0};
+	hkey_start(&env->hk);
+	hkey_str(&env->hk, fw);
+	hkey_str(&env->hk, key);
 }
 
-static void mem_key(const char *fw, const char *key)
+void mem_add(struct env *env, const char *fw, const char *key, int gpu, long mib)
 {
-	hkey_start(&hk);
-	hkey_str(&hk, fw);
-	hkey_str(&hk, key);
-}
-
-void mem_add(const char *fw, const char *key, int gpu, long mib)
-{
-	mem_key(fw, key);
-	size_t i = hash_intern(&memindex, &hk, nmems);
-	if (i == nmems) {
-		mems = xgrow(mems, &capmems, nmems + 1, sizeof *mems);
-		mems[nmems++] = (struct mem){xstrdup(fw), xstrdup(key), -1, -1};
+	mem_key(env, fw, key);
+	size_t i = hash_intern(&env->memindex, &env->hk, env->nmems);
+	if (i == env->nmems) {
+		env->mems = xgrow(env->mems, &env->capmems, env->nmems + 1, sizeof *env->mems);
+		env->mems[env->nmems++] = (struct mem){xstrdup(fw), xstrdup(key), -1, -1};
 	}
-	long *slot = gpu ? &mems[i].gpu : &mems[i].rss;
+	long *slot = gpu ? &env->mems[i].gpu : &env->mems[i].rss;
 	if (mib > *slot)
 		*slot = mib;
 }
 
-long env_memory(const char *fw, const char *key)
+long env_memory(struct env *env, const char *fw, const char *key)
 {
-	mem_key(fw, key);
-	size_t i = hash_find(&memindex, &hk);
+	mem_key(env, fw, key);
+	size_t i = hash_find(&env->memindex, &env->hk);
 	if (i == HASH_NONE)
 		return -1;
-	return mems[i].gpu >= 0 ? mems[i].gpu : mems[i].rss;
+	return env->mems[i].gpu >= 0 ? env->mems[i].gpu : env->mems[i].rss;
 }
 
-int env_has_memory(void)
+int env_has_memory(const struct env *env)
 {
-	return nmems > 0;
+	return env->nmems > 0;
 }
 
-void env_memory_cell(const char *fw, const char *key)
+void env_memory_cell(struct env *env, const char *fw, const char *key)
 {
-	long m = env_memory(fw, key);
+	long m = env_memory(env, fw, key);
 
-	if (!nmems)
+	if (!env->nmems)
 		return;
 	if (m >= 0)
 		printf(" %ld |", m);
@@ -71,11 +56,11 @@ void env_memory_cell(const char *fw, const char *key)
 		printf(" - |");
 }
 
-const char *env_tail(int with_published, int rule)
+const char *env_tail(const struct env *env, int with_published, int rule)
 {
 	static const char *const t[2][2][2] = {
 		{{"", " published |"}, {" memory |", " memory | published |"}},
 		{{"", " --- |"}, {" --- |", " --- | --- |"}}};
 
-	return t[rule != 0][nmems > 0][with_published != 0];
+	return t[rule != 0][env->nmems > 0][with_published != 0];
 }

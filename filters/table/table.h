@@ -27,7 +27,7 @@ struct rowstats {
 double rowstats_read(struct input *in, int median_nf, const struct medrec *r, struct rowstats *s);
 /* -s scaling with our columns: the header (two lines) and a row's cells
  * after batch_size_per_device, up to the published column. */
-void rowstats_header(int with_published);
+void rowstats_header(const struct env *env, int with_published);
 void rowstats_cells(const struct medrec *r, const struct rowstats *s, double speedup,
 		    double spread);
 /* -s json: our keys of a case, each after ", " ("" without our columns). */

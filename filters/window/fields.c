@@ -12,17 +12,15 @@
 
 /* ---- runs already finished: a duplicate is an error ------------------- */
 
-static void *seen; /* tsearch's tree of framework/key/run names */
-
 static int cmp_name(const void *a, const void *b)
 {
 	return strcmp(a, b);
 }
 
 /* Insert name; returns 0 when it was there already. */
-int seen_add(const char *name)
+int seen_add(void **seen, const char *name)
 {
-	char *copy = xstrdup(name), **p = tsearch(copy, &seen, cmp_name);
+	char *copy = xstrdup(name), **p = tsearch(copy, seen, cmp_name);
 
 	if (!p)
 		die("out of memory");
@@ -70,9 +68,4 @@ double opt_positive(struct input *in, int i, const char *what)
 	if (fast_decimal(in->f[i], &v) == 0 && v > 0)
 		return v;
 	return record_num(in, i, what, 1);
-}
-
-void fields_reset(void)
-{
-	seen = NULL;
 }

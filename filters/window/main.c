@@ -38,6 +38,7 @@
 #include "../formats/dlperf.h"
 #include "../formats/formats.h"
 #include "../formats/stamp.h"
+#include "../filter.h"
 #include "window.h"
 
 #include <math.h>
@@ -83,22 +84,15 @@ struct run {
 	size_t nsteps, capsteps;
 };
 
-static int dlperf, records;
-static long opt_skip = -1, opt_count = -1;
-static int opt_method = -1;
-static double opt_drift = 5; /* -d: the drift beyond which a window is not steady, % */
-
-/* Every file-scope variable to its start value: main may run again in one
- * process (the fuzz harnesses, tests/fuzz/), after a die() left through the
- * exit hook; the harness frees what the previous call allocated. */
-static void reset(void)
-{
-	dlperf = records = 0;
-	opt_skip = opt_count = -1;
-	opt_method = -1;
-	opt_drift = 5;
-	fields_reset();
-}
+/* One call's state (filter.h): the command line, and what was read. */
+struct window {
+	int dlperf;               /* DLPerf's mode: -c dlperf or a mode line */
+	int records;              /* a record was read (a mode line comes before) */
+	long opt_skip, opt_count; /* -s, -n; -1: the format's */
+	int opt_method;           /* -m; -1: the format's */
+	double opt_drift;         /* -d: the drift beyond which a window is not steady, % */
+	void *seen;               /* the runs met, for seen_add (fields.c) */
+};
 
 /* ---- ours ------------------------------------------------------------- */
 
@@ -205,7 +199,7 @@ static double ours_speed(struct run *r)
 /* ---- runs ------------------------------------------------------------- */
 
 /* A new run begins with this record; r->id already holds its id. */
-static void run_start(struct run *r, struct input *in)
+static void run_start(struct window *st, struct run *r, struct input *in)
 {
 	if (in->f[F_FRAMEWORK][0] == '\0' || strlen(in->f[F_FRAMEWORK]) >= sizeof r->framework)
 		record_die(in, "bad framework '%s'", in->f[F_FRAMEWORK]);
@@ -218,14 +212,16 @@ static void run_start(struct run *r, struct input *in)
 	snprintf(r->framework, sizeof r->framework, "%s", in->f[F_FRAMEWORK]);
 	key_format(&r->key, r->keytext, sizeof r->keytext);
 	snprintf(r->name, sizeof r->name, "%s/%s/%ld", r->framework, r->keytext, r->number);
-	if (!seen_add(r->name))
+	if (!seen_add(&st->seen, r->name))
 		record_die(in, "duplicate run %s", r->name);
 	r->tb = (double)key_total_batch(&r->key);
 
-	r->dlperf = dlperf && r->fmt->dlperf_speed;
-	r->s = opt_skip >= 0 ? opt_skip : r->dlperf ? r->fmt->dlperf_skip : r->fmt->skip;
-	r->n = opt_count >= 0 ? opt_count : r->dlperf ? r->fmt->dlperf_count : r->fmt->count;
-	r->method = opt_method >= 0 ? (enum method)opt_method : r->fmt->method;
+	r->dlperf = st->dlperf && r->fmt->dlperf_speed;
+	r->s = st->opt_skip >= 0 ? st->opt_skip : r->dlperf ? r->fmt->dlperf_skip : r->fmt->skip;
+	r->n = st->opt_count >= 0 ? st->opt_count
+	       : r->dlperf        ? r->fmt->dlperf_count
+				  : r->fmt->count;
+	r->method = st->opt_method >= 0 ? (enum method)st->opt_method : r->fmt->method;
 	memset(&r->last, 0, offsetof(struct run, lines) - offsetof(struct run, last));
 	r->all_ts = r->all_step = r->all_rate = 1;
 	r->nl = r->nsteps = 0;
@@ -267,7 +263,7 @@ static void run_add(struct run *r, struct input *in)
 	r->last = iter;
 }
 
-static void run_end(struct run *r)
+static void run_end(const struct window *st, struct run *r)
 {
 	double v;
 
@@ -285,24 +281,24 @@ static void run_end(struct run *r)
 	if (!(r2p(v, 2) > 0))
 		run_die(r, "%s: samples/s %g rounds to 0.00", r->name, v);
 	printf("%s\t%s\t%ld\t%.2f", r->framework, r->keytext, r->number, v);
-	if (!dlperf)
+	if (!st->dlperf)
 		steady_columns(r->name, r->steps, r->nsteps, r->tb,
 			       r->method == METHOD_RATE ? 'r'
 			       : r->all_ts              ? 't'
 			       : r->all_step            ? 's'
 							: 'r',
-			       opt_drift);
+			       st->opt_drift);
 	putchar('\n');
 }
 
 /* A meta line, copied to the output as it came; "mode=dlperf" before the
  * first record switches to DLPerf's mode. */
-static void meta(struct input *in)
+static void meta(struct window *st, struct input *in)
 {
-	if (meta_mode(in, records)) {
-		if (opt_method >= 0)
+	if (meta_mode(in, st->records)) {
+		if (st->opt_method >= 0)
 			record_die(in, "-m: DLPerf's method is fixed per format with mode=dlperf");
-		dlperf = 1;
+		st->dlperf = 1;
 	}
 	printf("%s\n", in->line);
 }
@@ -316,14 +312,13 @@ static size_t id_length(const struct input *in)
 	return (size_t)(last + strlen(last) - in->line);
 }
 
-int main(int argc, char *argv[])
+int filter_run(int argc, char **argv)
 {
+	struct window st = {.opt_skip = -1, .opt_count = -1, .opt_method = -1, .opt_drift = 5};
 	struct input in;
 	struct run run = {0};
 	int active = 0, ch;
 
-	reset();
-	progname = "window";
 	usage_text =
 		"window [-c dlperf] [-s skip] [-n count] [-m method] [-d drift%] [file ...]\n"
 		"  -m:  time (TB x n / the window's duration), rate (the mean of the printed\n"
@@ -335,25 +330,25 @@ int main(int argc, char *argv[])
 	while ((ch = getopt(argc, argv, "c:s:n:m:d:")) != -1) {
 		switch (ch) {
 		case 'c':
-			dlperf = compat_flag(optarg);
+			st.dlperf = compat_flag(optarg);
 			break;
 		case 's':
-			opt_skip = flag_int("-s", optarg, 0, 1000000000);
+			st.opt_skip = flag_int("-s", optarg, 0, 1000000000);
 			break;
 		case 'n':
-			opt_count = flag_int("-n", optarg, 1, 1000000000);
+			st.opt_count = flag_int("-n", optarg, 1, 1000000000);
 			break;
 		case 'd':
-			if (parse_double(optarg, &opt_drift) != 0 || !(opt_drift >= 0))
+			if (parse_double(optarg, &st.opt_drift) != 0 || !(st.opt_drift >= 0))
 				die_usage("-d: '%s' is not a percentage >= 0", optarg);
 			break;
 		case 'm':
 			if (strcmp(optarg, "time") == 0)
-				opt_method = METHOD_TIME;
+				st.opt_method = METHOD_TIME;
 			else if (strcmp(optarg, "rate") == 0)
-				opt_method = METHOD_RATE;
+				st.opt_method = METHOD_RATE;
 			else if (strcmp(optarg, "median-step") == 0)
-				opt_method = METHOD_MEDIAN_STEP;
+				st.opt_method = METHOD_MEDIAN_STEP;
 			else
 				die_usage("-m: '%s' is not time, rate or median-step", optarg);
 			break;
@@ -363,13 +358,13 @@ int main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	if (dlperf && opt_method >= 0)
+	if (st.dlperf && st.opt_method >= 0)
 		die_usage("-m: DLPerf's method is fixed per format with -c dlperf");
 
 	FOREACH_INPUT(in, argc, argv) {
 		while (input_record(&in)) {
 			if (in.meta) {
-				meta(&in);
+				meta(&st, &in);
 				continue;
 			}
 			size_t idlen = id_length(&in);
@@ -378,22 +373,28 @@ int main(int argc, char *argv[])
 
 			if (!same) {
 				if (active)
-					run_end(&run);
+					run_end(&st, &run);
 				run.id = xgrow(run.id, &run.idcap, idlen + 1, 1);
 				memcpy(run.id, in.line, idlen);
 				run.idlen = idlen;
 			}
 			record_expect(&in, NFIELDS);
 			if (!same)
-				run_start(&run, &in);
-			active = records = 1;
+				run_start(&st, &run, &in);
+			active = st.records = 1;
 			run_add(&run, &in);
 		}
 		/* a run is one log: it ends with its file */
 		if (active)
-			run_end(&run);
+			run_end(&st, &run);
 		active = 0;
 	}
 	finish_output();
 	return 0;
+}
+
+int main(int argc, char *argv[])
+{
+	progname = "window";
+	return filter_run(argc, argv);
 }

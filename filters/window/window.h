@@ -10,10 +10,9 @@
 
 #include <stddef.h>
 
-/* fields.c: insert a run's name framework/key/run; returns 0 when it was
- * there already. fields_reset forgets them all (main's reset). */
-int seen_add(const char *name);
-void fields_reset(void);
+/* fields.c: insert a run's name framework/key/run into *seen (tsearch's
+ * tree, NULL at first); returns 0 when it was there already. */
+int seen_add(void **seen, const char *name);
 /* Field i as an optional positive number: NAN for "-", else it must be a
  * positive number (an error naming file and line). */
 double opt_positive(struct input *in, int i, const char *what);

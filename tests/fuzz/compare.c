@@ -5,8 +5,6 @@
  */
 #include "harness.h"
 
-int filter_main(int argc, char **argv);
-
 static const struct fuzz_config configs[] = {
 	{{"@1", "@2"}, NULL, NULL},
 	{{"-t", "0.5", "@1", "@2"}, NULL, NULL},
@@ -23,8 +21,10 @@ static const char *check(int config, char *out, size_t n)
 }
 
 const struct fuzz_target fuzz_target = {
-	"compare", filter_main,
-	configs,   sizeof configs / sizeof *configs,
-	check,     "tests/fixtures/median/*.tsv tests/fixtures/window/*.tsv",
+	"compare",
+	configs,
+	sizeof configs / sizeof *configs,
+	check,
+	"tests/fixtures/median/*.tsv tests/fixtures/window/*.tsv",
 	3,
 };

@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int filter_main(int argc, char **argv);
-
 #define OURS "logs/fw/1n1g_b128_fp32/1.log"
 
 static const struct fuzz_config base[] = {
@@ -77,7 +75,6 @@ static const char *check(int config, char *out, size_t n)
 
 const struct fuzz_target fuzz_target = {
 	"grep-iters",
-	filter_main,
 	configs,
 	sizeof configs / sizeof *configs,
 	check,

@@ -1,26 +1,31 @@
 /*
  * harness.c — libFuzzer's entry point for every filter (the target file
- * linked with it names which, harness.h): write the input to files, run the
- * filter's main in this process, and check the filters' contract on what it
- * did. A violation aborts, which libFuzzer reports as a finding with the
- * input that caused it.
+ * linked with it names which, harness.h): write the input to files, call
+ * the filter's filter_run (filters/filter.h) in this process, and check the
+ * filters' contract on what it did. A violation aborts, which libFuzzer
+ * reports as a finding with the input that caused it.
  *
  * The contract: exit 0 with a stdout that the target's oracle accepts (whole
  * lines, finite numbers, positive ones above 0, valid JSON), or exit 1 with
  * stdout whole lines and an error line on stderr that names an input file;
- * every line on stderr (warnings before it too) starts "<filter>: ". Nothing else: no other status, no crash (AddressSanitizer
- * and UBSan), no hang (libFuzzer's -timeout).
+ * every line on stderr (warnings before it too) starts "<filter>: ".
+ * Nothing else: no other status, no crash (AddressSanitizer and UBSan), no
+ * hang (libFuzzer's -timeout).
  *
- * Running main again and again in one process needs four things undone
- * after each run: the filter's own variables (each main starts with its
- * reset()), the streams it left open because die() left through the exit
- * hook (fopen and fdopen below record them; they are closed after the run,
- * which takes them out of the C library's list of streams), the memory it
- * did not free (every allocation made during a run is recorded by the
+ * A run's state is the call's own (filter.h), so a call starts from nothing;
+ * progname is set as main sets it, and getopt started afresh (optind). A
+ * run that fails leaves through die(), whose exit hook returns here by
+ * longjmp; what it left behind is undone after every run: the streams it
+ * left open (fopen and fdopen below record them; they are closed after the
+ * run, which takes them out of the C library's list of streams), the memory
+ * it did not free (every allocation made during a run is recorded by the
  * malloc family below, which sits in front of AddressSanitizer's, and freed
- * after it), and the descriptors it left open (closed after it).
+ * after it: the state a run dropped half-built, and what a run that
+ * returned left for the process's end), and the descriptors it left open
+ * (closed after it).
  */
 #define _GNU_SOURCE
+#include "../../filters/filter.h"
 #include "harness.h"
 #include "lib.h"
 
@@ -340,13 +345,14 @@ static int run(int config)
 	rewind(outf);
 	rewind(errf);
 	open_fds(fd_before);
+	progname = fuzz_target.name;
 	optind = 0; /* glibc: start getopt afresh */
 	stdout = outf;
 	stderr = errf;
 	tracking = !warming;
 	int r = setjmp(left);
 	if (r == 0)
-		status = fuzz_target.main(argc, argv);
+		status = filter_run(argc, argv);
 	else
 		status = r - 1;
 	tracking = 0;

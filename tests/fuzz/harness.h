@@ -1,7 +1,8 @@
 /*
  * harness.h — what a filter's fuzz target tells the shared libFuzzer harness
- * (harness.c): the filter's main, the command lines to run it with, and the
- * oracle that checks a successful run's output.
+ * (harness.c): the filter's name, the command lines to run its filter_run
+ * with (filters/filter.h), and the oracle that checks a successful run's
+ * output.
  *
  * An input is one byte choosing the command line (modulo their number), then
  * the text given to the filter. A command line with two inputs ("@2") gets
@@ -31,8 +32,9 @@ struct fuzz_config {
 };
 
 struct fuzz_target {
-	const char *name; /* the program's name: every error line starts "name: " */
-	int (*main)(int argc, char **argv);
+	/* the program's name, progname for the run: every line on stderr
+	 * starts "name: " */
+	const char *name;
 	const struct fuzz_config *configs;
 	int nconfigs;
 	/* The oracle for a run that exited 0: stdout's text (n bytes and a

@@ -3,8 +3,6 @@
  */
 #include "harness.h"
 
-int filter_main(int argc, char **argv);
-
 static const struct fuzz_config configs[] = {
 	{{"@1"}, NULL, NULL},
 	{{"-c", "dlperf", "@1"}, NULL, NULL},
@@ -22,8 +20,6 @@ static const char *check(int config, char *out, size_t n)
 }
 
 const struct fuzz_target fuzz_target = {
-	"median", filter_main,
-	configs,  sizeof configs / sizeof *configs,
-	check,    "tests/fixtures/median/*.tsv",
+	"median", configs, sizeof configs / sizeof *configs, check, "tests/fixtures/median/*.tsv",
 	0,
 };

@@ -6,8 +6,6 @@
 
 #include <string.h>
 
-int filter_main(int argc, char **argv);
-
 static const struct fuzz_config configs[] = {
 	{{"@1"}, NULL, NULL},
 	{{"-s", "compare", "@1"}, NULL, NULL},
@@ -55,8 +53,10 @@ static const char *check(int config, char *out, size_t n)
 }
 
 const struct fuzz_target fuzz_target = {
-	"plot",  filter_main,
-	configs, sizeof configs / sizeof *configs,
-	check,   "tests/fixtures/plot/*.tsv tests/fixtures/median/*.expected",
+	"plot",
+	configs,
+	sizeof configs / sizeof *configs,
+	check,
+	"tests/fixtures/plot/*.tsv tests/fixtures/median/*.expected",
 	0,
 };

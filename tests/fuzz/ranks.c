@@ -3,8 +3,6 @@
  */
 #include "harness.h"
 
-int filter_main(int argc, char **argv);
-
 static const struct fuzz_config configs[] = {
 	{{"@1"}, NULL, NULL},
 	{{"-s", "0", "-t", "1", "@1", "@2"}, NULL, NULL},
@@ -21,8 +19,5 @@ static const char *check(int config, char *out, size_t n)
 }
 
 const struct fuzz_target fuzz_target = {
-	"ranks", filter_main,
-	configs, sizeof configs / sizeof *configs,
-	check,   "tests/fixtures/ranks/*",
-	0,
+	"ranks", configs, sizeof configs / sizeof *configs, check, "tests/fixtures/ranks/*", 0,
 };

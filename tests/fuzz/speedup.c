@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int filter_main(int argc, char **argv);
-
 static const struct fuzz_config configs[] = {
 	{{"@1"}, NULL, NULL},
 	{{"@1", "@2"}, NULL, NULL},
@@ -46,8 +44,10 @@ static const char *check(int config, char *out, size_t n)
 }
 
 const struct fuzz_target fuzz_target = {
-	"speedup", filter_main,
-	configs,   sizeof configs / sizeof *configs,
-	check,     "tests/fixtures/median/*.expected tests/fixtures/speedup/*.tsv",
+	"speedup",
+	configs,
+	sizeof configs / sizeof *configs,
+	check,
+	"tests/fixtures/median/*.expected tests/fixtures/speedup/*.tsv",
 	0,
 };

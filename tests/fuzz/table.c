@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int filter_main(int argc, char **argv);
-
 static const struct fuzz_config configs[] = {
 	{{"-s", "scaling", "@1"}, NULL, NULL},
 	{{"-s", "compare", "@1"}, NULL, NULL},
@@ -280,8 +278,10 @@ static const char *check(int config, char *out, size_t n)
 }
 
 const struct fuzz_target fuzz_target = {
-	"table", filter_main,
-	configs, sizeof configs / sizeof *configs,
-	check,   "tests/fixtures/speedup/*.expected tests/fixtures/table/*",
+	"table",
+	configs,
+	sizeof configs / sizeof *configs,
+	check,
+	"tests/fixtures/speedup/*.expected tests/fixtures/table/*",
 	0,
 };

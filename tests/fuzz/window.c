@@ -1,16 +1,15 @@
 /*
- * window.c — fuzz target: window over iteration records, both methods, both
- * modes, the default and explicit windows.
+ * window.c — fuzz target: window over iteration records, each method (time,
+ * rate, median-step), both modes, the default and explicit windows.
  */
 #include "harness.h"
-
-int filter_main(int argc, char **argv);
 
 static const struct fuzz_config configs[] = {
 	{{"@1"}, NULL, NULL},
 	{{"-c", "dlperf", "@1"}, NULL, NULL},
 	{{"-m", "rate", "@1"}, NULL, NULL},
 	{{"-m", "time", "-s", "1", "-n", "3", "@1"}, NULL, NULL},
+	{{"-m", "median-step", "-s", "0", "-n", "2", "@1"}, NULL, NULL},
 	{{"-s", "0", "-n", "1", "@1", "@2"}, NULL, NULL},
 };
 
@@ -25,8 +24,10 @@ static const char *check(int config, char *out, size_t n)
 }
 
 const struct fuzz_target fuzz_target = {
-	"window", filter_main,
-	configs,  sizeof configs / sizeof *configs,
-	check,    "tests/fixtures/window/*.tsv tests/fixtures/window/*/*",
+	"window",
+	configs,
+	sizeof configs / sizeof *configs,
+	check,
+	"tests/fixtures/window/*.tsv tests/fixtures/window/*/*",
 	0,
 };

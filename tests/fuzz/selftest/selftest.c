@@ -8,6 +8,7 @@
  * error: no finding), inf, zero, partial, unprefixed, noname, status3, overflow (a heap overflow), leakfile (die with
  * the input still open and memory held: must not be a finding).
  */
+#include "../../../filters/filter.h"
 #include "../harness.h"
 #include "lib.h"
 
@@ -15,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int selftest_main(int argc, char **argv)
+int filter_run(int argc, char **argv)
 {
 	struct input in;
 	char *held;
@@ -26,7 +27,6 @@ static int selftest_main(int argc, char **argv)
 	if (!probe)
 		return 3;
 	fclose(probe);
-	progname = "selftest";
 	input_open(&in, argv[argc - 1]);
 	if (!input_line(&in))
 		die("%s: empty", in.name);
@@ -73,5 +73,5 @@ static const char *check(int config, char *out, size_t n)
 }
 
 const struct fuzz_target fuzz_target = {
-	"selftest", selftest_main, configs, 1, check, "", 0,
+	"selftest", configs, 1, check, "", 0,
 };
