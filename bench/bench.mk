@@ -18,15 +18,17 @@ $(eval $(call track_flags,bench,$(BENCH_XCFLAGS) $(BENCH_LIBS)))
 # bench/data/: the input pipeline of bench --data, on libjpeg-turbo's libjpeg
 # API (bench/data/data.mk: the generator and the test driver).
 DATA_OBJ := $(call objs,$(filter-out bench/data/synth.c,$(wildcard bench/data/*.c)))
-BENCH_CORE_OBJ := $(call objs,bench/main.c bench/flags.c bench/env.c bench/export.c bench/model.c \
-	bench/arena.c bench/step.c bench/synthetic.c bench/profile.c bench/cost.c \
-	bench/allreduce/allreduce.c) $(DATA_OBJ)
+# The model's table: model.c and the files it builds with (MODEL_OBJ).
+MODEL_OBJ := $(call objs,bench/model.c bench/table.c bench/iresnet.c)
+BENCH_CORE_OBJ := $(call objs,bench/main.c bench/flags.c bench/env.c bench/export.c \
+	bench/arena.c bench/step.c bench/head.c bench/synthetic.c bench/profile.c bench/cost.c \
+	bench/allreduce/allreduce.c) $(MODEL_OBJ) $(DATA_OBJ)
 BENCH_CPU_OBJ := $(call objs,$(wildcard bench/cpu/*.c))
 BENCH_OBJ := $(BENCH_CORE_OBJ) $(BENCH_CPU_OBJ)
 ALLREDUCE_OBJ := $(call objs,bench/allreduce/main.c bench/allreduce/allreduce.c bench/profile.c \
 	bench/cost.c)
-ARENA_CHECK_OBJ := $(call objs,tests/drivers/arena-check.c bench/model.c bench/arena.c \
-	bench/step.c bench/profile.c bench/cost.c)
+ARENA_CHECK_OBJ := $(call objs,tests/drivers/arena-check.c bench/arena.c bench/step.c \
+	bench/head.c bench/profile.c bench/cost.c) $(MODEL_OBJ)
 
 $(sort $(BENCH_OBJ) $(ALLREDUCE_OBJ) $(ARENA_CHECK_OBJ)): XCFLAGS := $(BENCH_XCFLAGS)
 $(sort $(BENCH_OBJ) $(ALLREDUCE_OBJ) $(ARENA_CHECK_OBJ)): $(OBJ)/.flags-bench

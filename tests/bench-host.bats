@@ -21,6 +21,16 @@ load helper
 	done
 }
 
+@test "the memory plan of iresnet50 with the ArcFace head: no hazard, batch norms adding their dx" {
+	# the blocks' bn1 add their data gradient to the shortcut's, the
+	# head writes the logits' gradient in forward; 155 gradients final
+	# from here a step (the head's shard is one of them)
+	for cfg in "1 32 4" "2 64 2" "4 112 4"; do
+		run -0 test-arena-check -a $cfg
+		[[ "$output" =~ ^iresnet50\ arcface\ batch\ [0-9]+\ image\ [0-9]+\ bytes\ [24]:\ arena\ [1-9][0-9]*\ bytes,\ [1-9][0-9]*\ reads\ checked,\ 465\ ready\ offsets\ checked,\ 0\ hazards$ ]]
+	done
+}
+
 @test "the arena check catches a read of memory the plan gave away: the stem's bn1 output" {
 	# -y: every BN+ReLU reads y in backward, also the stem's, which the plan
 	# does not keep (max pooling reads it, then others get its bytes)

@@ -60,7 +60,7 @@ void bk_op_destroy(bk_op *op)
 		return;
 	prim *ps[] = {&op->fwd,  &op->bwd,   &op->bwdw, &op->r_wf,  &op->r_wb,
 		      &op->r_dw, &op->r_img, &op->r_wx, &op->r_wdy, &op->add,
-		      &op->mask, &op->r_out, &op->r_in};
+		      &op->mask, &op->r_out, &op->r_in, &op->dxadd};
 	for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
 		prim_free(ps[i]);
 	buf *bs[] = {&op->img, &op->wx, &op->wdy,    &op->mean,
@@ -74,6 +74,7 @@ void bk_op_destroy(bk_op *op)
 	free(op->seg_lo);
 	free(op->seg_hi);
 	free(op->fc_t);
+	free(op->aux);
 	for (int i = 0; i < nnative; i++)
 		if (native_ops[i] == op)
 			native_ops[i] = native_ops[--nnative];

@@ -35,19 +35,31 @@ static void add_relu_make(bk_op *op, bk_tensor *y, bk_tensor *z, bk_tensor *dy, 
 	DNNL_CHECK(dnnl_primitive_desc_destroy(hpd));
 }
 
+/* BN+add (no ReLU): y += z in place (op->add), and backward's dz = dy, a
+ * copy (op->mask). */
+static void add_make_plain(bk_op *op, bk_tensor *y, bk_tensor *z, bk_tensor *dy, bk_tensor *dz)
+{
+	add_make(&op->add, y->mem, z->mem, &y->md, 0, "add fwd");
+	reorder_make(&op->mask, dy->mem, &dy->md, dz->mem, &dz->md);
+}
+
 /*
  * Batch norm. BN+ReLU: oneDNN's fused ReLU (its workspace holds the mask).
  * BN+add+ReLU: oneDNN 2.6 fuses no add into batch norm, so BN writes y, a
  * binary add with a ReLU post-op makes y = relu(y + z) in place, and
- * backward masks dy from y into dz, which BN's backward then reads.
+ * backward masks dy from y into dz, which BN's backward then reads; BN+add
+ * alike without the ReLU, dz a copy of dy. Accumulating: no sum on
+ * backward's diff_src either, so BN writes it to the shared temporary and a
+ * binary add makes dx += it (as a convolution's backward data).
  */
 bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_tensor *dz,
-		  bk_tensor *dy, int relu, int y_kept, const float *gamma, const float *beta,
-		  float *dgamma, float *dbeta, float *running_mean, float *running_var, float eps,
-		  float momentum)
+		  bk_tensor *dy, int relu, int y_kept, int accumulate, const float *gamma,
+		  const float *beta, float *dgamma, float *dbeta, float *running_mean,
+		  float *running_var, float eps, float momentum)
 {
-	if (z && (!relu || !dz || !y_kept)) {
-		die("%s:%d: bn plan: an add needs the ReLU, dz and y kept", __FILE__, __LINE__);
+	if (z && (!dz || (relu && !y_kept))) {
+		die("%s:%d: bn plan: an add needs dz, and with the ReLU y kept", __FILE__,
+		    __LINE__);
 	}
 	bk_op *op = op_new(OP_BN);
 	op->x = x;
@@ -85,9 +97,19 @@ bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_te
 	prim_arg(&op->fwd, DNNL_ARG_VARIANCE, op->var.m);
 	if (fuse)
 		prim_arg(&op->fwd, DNNL_ARG_WORKSPACE, op->ws.m);
-	if (z)
+	if (z && relu)
 		add_relu_make(op, y, z, dy, dz);
+	else if (z)
+		add_make_plain(op, y, z, dy, dz);
 
+	dnnl_memory_t dxm = dx->mem;
+	if (accumulate) {
+		size_t need = dnnl_memory_desc_get_size(&dx->md);
+		cpu.acc_tmp = temp_grow(cpu.acc_tmp, &cpu.acc_tmp_size, need);
+		op->m_tmp = mem_over(&dx->md, cpu.acc_tmp);
+		dxm = op->m_tmp;
+		add_make(&op->dxadd, dx->mem, op->m_tmp, &dx->md, 0, "bn dx add");
+	}
 	DNNL_CHECK(dnnl_batch_normalization_backward_desc_init(&bd, dnnl_backward, &dy->md, &x->md,
 							       eps, flags));
 	dnnl_primitive_desc_t bpd = pd_create(&bd, NULL, fpd, fuse ? "bn+relu bwd" : "bn bwd");
@@ -98,7 +120,7 @@ bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_te
 	prim_arg(&op->bwd, DNNL_ARG_DIFF_DST, z ? dz->mem : dy->mem);
 	prim_arg(&op->bwd, DNNL_ARG_SCALE, op->m_gamma);
 	prim_arg(&op->bwd, DNNL_ARG_SHIFT, op->m_beta);
-	prim_arg(&op->bwd, DNNL_ARG_DIFF_SRC, dx->mem);
+	prim_arg(&op->bwd, DNNL_ARG_DIFF_SRC, dxm);
 	prim_arg(&op->bwd, DNNL_ARG_DIFF_SCALE, op->m_dgamma);
 	prim_arg(&op->bwd, DNNL_ARG_DIFF_SHIFT, op->m_dbeta);
 	if (fuse)
@@ -123,7 +145,13 @@ void bk_bn_backward(bk_op *op)
 {
 	if (op->mask.p)
 		prim_run(&op->mask);
+	if (op->m_tmp)
+		DNNL_CHECK(dnnl_memory_set_data_handle(op->m_tmp, cpu.acc_tmp));
 	prim_run(&op->bwd);
+	if (op->dxadd.p) {
+		prof_kind(PK_DX_ADD);
+		prim_run(&op->dxadd);
+	}
 }
 
 bk_op *bk_maxpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k, int stride,
@@ -255,8 +283,6 @@ void bk_fc_backward(bk_op *op)
 	}
 }
 
-static float last_loss;
-
 void bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothing, float scale,
 		   bk_tensor *dlogits)
 {
@@ -267,12 +293,12 @@ void bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothi
 	for (int i = 0; i < n; i++)
 		loss += ew_softmax_ce_row(z + (size_t)i * k, k, labels[i], smoothing, scale,
 					  dz + (size_t)i * k);
-	last_loss = (float)(loss / n);
+	cpu.loss = (float)(loss / n);
 }
 
 float bk_loss(void)
 {
-	return last_loss;
+	return cpu.loss;
 }
 
 bk_op *bk_sgd_plan(float *w, const float *g, float *buf, size_t n, const size_t *lo,

@@ -25,8 +25,8 @@ AGREE ?= 112
 
 PERF_CONVTIME_OBJ := $(call objs,tests/perf/convtime.c)
 PERF_ROOF_OBJ := $(call objs,tests/perf/roof.c) $(PERF_CONVTIME_OBJ)
-PERF_STEP_OBJ := $(call objs,tests/perf/step.c) $(PERF_CONVTIME_OBJ) \
-	$(call objs,bench/model.c bench/cost.c)
+PERF_STEP_OBJ := $(call objs,tests/perf/step.c) $(PERF_CONVTIME_OBJ) $(MODEL_OBJ) \
+	$(call objs,bench/cost.c)
 $(call objs,tests/perf/roof.c tests/perf/convtime.c): XCFLAGS := -Ibench
 $(call objs,tests/perf/step.c): XCFLAGS := -Ibench -fopenmp
 
