@@ -195,3 +195,16 @@ split_step() {
 		--classes 2000 --iters 1 --threads 1 --conv-algo direct --classifier whole
 	[[ "${lines[-1]}" == *" classifier_mb=11.7 classifier_whole_mb=11.7" ]]
 }
+
+@test "make FRAMEWORK=bench-arcface runs the ladder through launch into a table (tiny: 32 px, 1000 classes)" {
+	t="$BATS_TEST_TMPDIR"
+	run -0 make -s --no-print-directory -C "$ROOT" CUDA=0 BIN="${BIN_UNDER_TEST:-$ROOT/bin}" \
+		FRAMEWORK=bench-arcface RUNS=1 LOGDIR="$t/logs" RESULTS="$t/results" OBJ="$t/obj" \
+		BENCH_ITERS=6 WINDOW='-s 2 -n 4' \
+		BENCH_ARCFACE_ARGS='--image 32 --classes 1000 --threads 1 --conv-algo direct' \
+		"$t/results/1n2g_b2_fp32.md"
+	[ "$(grep "^# bench " "$t/logs/bench-arcface/1n2g_b2_fp32/1.log")" = "# bench model=iresnet50 head=arcface classes=1000 embedding=512 margin=0.5 scale=64 classifier=split backend=cpu-onednn nodes=1 gpus_per_node=2 batch_per_device=2 precision=fp32 image=32 data=synthetic" ]
+	[ "$(sed -n 1p "$t/results/1n2g_b2_fp32.md")" = "## bench-arcface b2 fp32" ]
+	[[ "$(sed -n 3p "$t/results/1n2g_b2_fp32.md")" == *" | memory | published |" ]]
+	[[ "$(sed -n 6p "$t/results/1n2g_b2_fp32.md")" == "| 1 | 2 | 2 | "*" | - |" ]]
+}
