@@ -68,13 +68,23 @@ static inline BENCH_HD uint64_t dropout_mix(uint64_t z)
 	return z ^ (z >> 31);
 }
 
+/* The step's key, once a step; then each element's draw from it. */
+static inline BENCH_HD uint64_t dropout_key(uint64_t seed, uint64_t step)
+{
+	return dropout_mix(seed * 0x9e3779b97f4a7c15ULL + step);
+}
+
+static inline BENCH_HD int dropout_keep_at(uint64_t key, uint64_t sample, uint32_t j, float p)
+{
+	uint64_t h = dropout_mix(key ^ (sample * 0xd1b54a32d192ed03ULL + j));
+	/* the top 24 bits as a float in [0, 1): exact */
+	return (float)(h >> 40) * (1.0f / 16777216.0f) >= p;
+}
+
 static inline BENCH_HD int dropout_keep(uint64_t seed, uint64_t step, uint64_t sample, uint32_t j,
 					float p)
 {
-	uint64_t h = dropout_mix(seed * 0x9e3779b97f4a7c15ULL + step);
-	h = dropout_mix(h ^ (sample * 0xd1b54a32d192ed03ULL + j));
-	/* the top 24 bits as a float in [0, 1): exact */
-	return (float)(h >> 40) * (1.0f / 16777216.0f) >= p;
+	return dropout_keep_at(dropout_key(seed, step), sample, j, p);
 }
 
 #endif

@@ -1,6 +1,12 @@
 #!/usr/bin/python3
 """pytorch_synthetic.py — train torchvision's resnet50 on synthetic data, log like bench.
 
+--model iresnet50 [--head arcface] trains bench's IResNet-50 with its softmax
+or ArcFace head instead (pipelines/torch_iresnet.py, the net bench is checked
+against: 112 px by default, margin 0.5, scale 64, embedding 512); several
+processes: data parallel, the ArcFace classifier whole on every rank (PLSC's
+arcface loss; bench's --classifier whole).
+
 Reads nothing; writes bench's log (doc/formats.md, "bench") on
 stdout, rank 0 only:
 
@@ -73,8 +79,15 @@ def parse_args():
     p.add_argument("--batch", type=positive_int(1, 4096), default=16, help="samples per process")
     p.add_argument("--precision", choices=("fp32", "amp", "bf16"), default="fp32",
                    help="amp and bf16: bf16 autocast")
-    p.add_argument("--image", type=positive_int(32, 1024), default=224, help="pixels per side")
-    p.add_argument("--classes", type=positive_int(2, 100000), default=1000)
+    p.add_argument("--image", type=positive_int(32, 1024), default=None,
+                   help="pixels per side (224; iresnet50: 112)")
+    p.add_argument("--classes", type=positive_int(2, 1000000), default=1000)
+    p.add_argument("--model", choices=("resnet50", "iresnet50"), default="resnet50")
+    p.add_argument("--head", choices=("softmax", "arcface"), default="softmax",
+                   help="iresnet50's head")
+    p.add_argument("--embedding", type=positive_int(2, 65536), default=512)
+    p.add_argument("--margin", type=nonneg_float, default=0.5)
+    p.add_argument("--scale", type=nonneg_float, default=64.0)
     p.add_argument("--iters", type=positive_int(1, 10**7), default=120)
     p.add_argument("--threads", type=positive_int(1, 4096), default=None,
                    help="intra-op threads (default: cores / local processes)")
@@ -88,7 +101,12 @@ def parse_args():
     p.add_argument("--lr", type=nonneg_float, default=0.01)
     p.add_argument("--momentum", type=nonneg_float, default=0.9)
     p.add_argument("--weight-decay", type=nonneg_float, default=1e-4)
-    return p.parse_args()  # exits 2 on a usage error
+    a = p.parse_args()  # exits 2 on a usage error
+    if a.head != "softmax" and a.model != "iresnet50":
+        p.error("argument --head: arcface only with --model iresnet50")
+    if a.image is None:
+        a.image = 112 if a.model == "iresnet50" else 224
+    return a
 
 
 JEMALLOC = ("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2",
@@ -184,8 +202,16 @@ def main():
 
     torch.manual_seed(args.seed + rank)
     fmt = torch.channels_last if args.layout == "channels_last" else torch.contiguous_format
-    model = torchvision.models.resnet50(num_classes=args.classes).to(memory_format=fmt)
+    if args.model == "iresnet50":
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import torch_iresnet
+        model = torch_iresnet.build(torch, args.image, args.classes, args.embedding, args.head,
+                                    args.margin, args.scale, 0.4)
+        model = model.to(memory_format=fmt)
+    else:
+        model = torchvision.models.resnet50(num_classes=args.classes).to(memory_format=fmt)
     model.train()
+    labelled = getattr(model, "needs_labels", False)
     x = torch.randn(args.batch, 3, args.image, args.image).to(memory_format=fmt)
     y = torch.randint(0, args.classes, (args.batch,))
 
@@ -200,8 +226,13 @@ def main():
         model = torch.nn.parallel.DistributedDataParallel(model)
 
     amp = args.precision in ("amp", "bf16")
+    head = ""
+    if args.model != "resnet50":
+        head = f" head={args.head} classes={args.classes} embedding={args.embedding}"
+        if args.head == "arcface":
+            head += f" margin={args.margin:g} scale={args.scale:g} classifier=whole"
     if rank == 0:
-        print(f"# bench model=resnet50 backend=pytorch-cpu nodes={world // lsize} "
+        print(f"# bench model={args.model}{head} backend=pytorch-cpu nodes={world // lsize} "
               f"gpus_per_node={lsize} batch_per_device={args.batch} "
               f"precision={args.precision} image={args.image} data=synthetic", flush=True)
         settings = (("allocator", mapped_allocator()),
@@ -220,7 +251,7 @@ def main():
     for it in range(1, args.iters + 1):
         opt.zero_grad(set_to_none=True)
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=amp):
-            out = model(x)
+            out = model(x, y) if labelled else model(x)
             loss = F.cross_entropy(out, y)
         loss.backward()
         opt.step()

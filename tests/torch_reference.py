@@ -16,7 +16,7 @@ params_after.f32. Batch, image size and classes follow from the files.
 
 Builds torchvision's resnet50(num_classes=K) in train mode (or, with --model
 iresnet50, bench's IResNet-50 with its softmax or ArcFace head, as
-tests/torch_iresnet.py writes it, dropping what DIR/dropout.u8 says), loads
+pipelines/torch_iresnet.py writes it, dropping what DIR/dropout.u8 says), loads
 bench's initial parameters by name, runs forward, cross-entropy and backward — in
 float64 by default, so that the errors measured are bench's, not torch's —
 then one torch.optim.SGD step with bench's hyper-parameters (weight decay on
@@ -351,7 +351,8 @@ def main():
     tol_logits, tol_loss, tol_grad = TOL[args.precision]
     amp = args.precision == "amp"
 
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                    "pipelines"))
     model = build_model(torch, torchvision, ex, dtype, args)
     x = torch.from_numpy(ex["input"]).view(B, 3, PX, PX)
     y = torch.from_numpy(ex["labels"]).long()

@@ -116,14 +116,13 @@ static void dropout_apply(const bk_op *op, const float *in, float *out)
 {
 	int n = op->x->n, c = op->x->c;
 	float p = op->drop_p, s = 1.0f / (1.0f - p);
-	uint64_t seed = op->drop_seed, step = (uint64_t)op->drop_step;
+	uint64_t key = dropout_key(op->drop_seed, (uint64_t)op->drop_step);
 #pragma omp parallel for
 	for (int i = 0; i < n; i++) {
 		uint64_t sample = (uint64_t)(op->drop_first + i);
 		for (int j = 0; j < c; j++) {
 			size_t k = (size_t)i * c + j;
-			out[k] =
-				dropout_keep(seed, step, sample, (uint32_t)j, p) ? in[k] * s : 0.0f;
+			out[k] = dropout_keep_at(key, sample, (uint32_t)j, p) ? in[k] * s : 0.0f;
 		}
 	}
 }

@@ -4,7 +4,10 @@
  * rest row by row in plain C with OpenMP, the margin from margin.h.
  *
  * The weights are never normalised into a copy: cos = (xall w^T) with each
- * column scaled by 1 / |w_j|, and backward carries that scale in its
+ * column scaled by 1 / |w_j| (computed as t = w xall^T, [cr][rows], the
+ * large matrix not transposed: several times faster in oneDNN's sgemm for
+ * a few rows, then read back transposed by the margin's pass), and
+ * backward carries that scale in its
  * gradient G = dlogits s (the margin's slope at the target) / |w_j|, so
  * that dxall = G w and, with H = G^T xall, dw_j = H_j - (w_j . H_j) w_j /
  * |w_j|^2 (the gradient through w / |w|).
@@ -38,6 +41,7 @@ bk_op *bk_arcface_plan(const bk_arcface_shape *s, bk_tensor *x, bk_tensor *dx, b
 	op->af_labels = labels;
 	op->af_stats = stats;
 	op->aux = xmalloc(((size_t)s->batch + (size_t)s->cr + (size_t)s->rows) * sizeof(float));
+	op->fc_t = xmalloc((size_t)s->rows * s->cr * sizeof(float));
 	return op;
 }
 
@@ -54,11 +58,21 @@ static float *dphi(bk_op *op)
 	return op->aux + op->af.batch + op->af.cr;
 }
 
-/* 1 / |v| of n floats, in double (0 for a zero vector). */
+/* 1 / |v| of n floats (0 for a zero vector): a float sum in vector lanes,
+ * the lanes' sums added in double. */
 static float inv_norm(const float *v, int n)
 {
+	enum { L = 16 };
+	float lane[L] = {0};
+	int j = 0;
+	for (; j + L <= n; j += L)
+#pragma omp simd
+		for (int k = 0; k < L; k++)
+			lane[k] += v[j + k] * v[j + k];
 	double s = 0.0;
-	for (int j = 0; j < n; j++)
+	for (int k = 0; k < L; k++)
+		s += lane[k];
+	for (; j < n; j++)
 		s += (double)v[j] * v[j];
 	return s > 0.0 ? (float)(1.0 / sqrt(s)) : 0.0f;
 }
@@ -84,20 +98,33 @@ void bk_arcface_logits(bk_op *op)
 #pragma omp parallel for
 	for (int j = 0; j < s->cr; j++)
 		iw[j] = inv_norm(op->w + (size_t)j * s->e, s->e);
-	/* z [rows][cr] = xall [rows][e] w^T */
-	DNNL_CHECK(dnnl_sgemm('N', 'T', s->rows, s->cr, s->e, 1.0f, op->af_xall, s->e, op->w, s->e,
-			      0.0f, z, s->cr));
+	/* t [cr][rows] = w [cr][e] xall^T, then z [rows][cr] its transpose */
+	float *t = op->fc_t;
+	DNNL_CHECK(dnnl_sgemm('N', 'T', s->cr, s->rows, s->e, 1.0f, op->w, s->e, op->af_xall, s->e,
+			      0.0f, t, s->rows));
+	/* in blocks of columns, so that t's block stays in cache while every
+	 * row reads it */
+	enum { BLOCK = 256 };
+#pragma omp parallel for
+	for (int j0 = 0; j0 < s->cr; j0 += BLOCK) {
+		int j1 = j0 + BLOCK < s->cr ? j0 + BLOCK : s->cr;
+		for (int r = 0; r < s->rows; r++) {
+			float *zr = z + (size_t)r * s->cr;
+			int tc = shard_column(op->af_labels[r], s->c0, s->cr);
+			for (int j = j0; j < j1; j++) {
+				float c = margin_clamp(t[(size_t)j * s->rows + r] * iw[j]);
+				if (j == tc)
+					c = margin_phi(c, k, &dp[r]);
+				zr[j] = s->scale * c;
+			}
+		}
+	}
 #pragma omp parallel for
 	for (int r = 0; r < s->rows; r++) {
-		float *zr = z + (size_t)r * s->cr, m = -INFINITY;
-		int t = shard_column(op->af_labels[r], s->c0, s->cr);
-		for (int j = 0; j < s->cr; j++) {
-			float c = margin_clamp(zr[j] * iw[j]);
-			if (j == t)
-				c = margin_phi(c, k, &dp[r]);
-			zr[j] = s->scale * c;
+		const float *zr = z + (size_t)r * s->cr;
+		float m = -INFINITY;
+		for (int j = 0; j < s->cr; j++)
 			m = zr[j] > m ? zr[j] : m;
-		}
 		mx[r] = m;
 	}
 }

@@ -71,6 +71,8 @@ void bk_op_destroy(bk_op *op)
 			       &op->m_dwb, &op->m_gamma, &op->m_beta, &op->m_dgamma, &op->m_dbeta};
 	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
 		mem_free(ms[i]);
+	for (int i = 0; i < 4; i++)
+		mem_free(&op->view[i]);
 	free(op->seg_lo);
 	free(op->seg_hi);
 	free(op->fc_t);

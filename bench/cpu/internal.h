@@ -94,6 +94,8 @@ struct bk_op {
 	prim add, mask; /* conv: dx += tmp; bn: y = [relu](y + z), and its backward mask
 			   (without the ReLU: a copy of dy into dz) */
 	prim dxadd;     /* bn accumulating: dx += tmp */
+	/* bn over a matrix: x, y, dx, dy as n x c x 1 x 1 channels-last */
+	dnnl_memory_t view[4];
 	dnnl_memory_t m_w, m_dw, m_tmp, m_wf, m_wb, m_dwb;
 	int accumulate;
 	/* bn: batch mean, variance, relu workspace */

@@ -72,9 +72,24 @@ bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_te
 	op->count = (double)x->n * x->h * x->w;
 	int fuse = relu && !z;
 	unsigned flags = dnnl_use_scale | dnnl_use_shift | (fuse ? dnnl_fuse_norm_relu : 0);
+	/* A matrix [n][c] is n x c x 1 x 1 channels-last, the same bytes: oneDNN
+	 * runs its 2D batch norm on a generic kernel many times slower. */
+	const dnnl_memory_desc_t *xmd = &x->md, *dymd = &dy->md;
+	dnnl_memory_t xm = x->mem, ym = y->mem, dxm = dx->mem, dym = dy->mem;
+	dnnl_memory_desc_t vmd;
+	if (x->kind == BK_MATRIX) {
+		if (z || relu)
+			die("%s:%d: bn plan: a matrix's batch norm is plain", __FILE__, __LINE__);
+		vmd = md4(x->n, x->c, 1, 1, dnnl_f32, dnnl_nhwc);
+		xmd = dymd = &vmd;
+		const bk_tensor *t[4] = {x, y, dx, dy};
+		for (int i = 0; i < 4; i++)
+			op->view[i] = mem_over(&vmd, t[i]->data);
+		xm = op->view[0], ym = op->view[1], dxm = op->view[2], dym = op->view[3];
+	}
 	dnnl_batch_normalization_desc_t bd;
-	DNNL_CHECK(dnnl_batch_normalization_forward_desc_init(&bd, dnnl_forward_training, &x->md,
-							      eps, flags));
+	DNNL_CHECK(dnnl_batch_normalization_forward_desc_init(&bd, dnnl_forward_training, xmd, eps,
+							      flags));
 	dnnl_primitive_desc_t fpd = pd_create(&bd, NULL, NULL, fuse ? "bn+relu fwd" : "bn fwd");
 	buf_make(&op->mean,
 		 dnnl_primitive_desc_query_md(fpd, dnnl_query_exec_arg_md, DNNL_ARG_MEAN));
@@ -89,8 +104,8 @@ bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_te
 	op->m_dgamma = mem_over(smd, dgamma);
 	op->m_dbeta = mem_over(smd, dbeta);
 	prim_make(&op->fwd, fpd);
-	prim_arg(&op->fwd, DNNL_ARG_SRC, x->mem);
-	prim_arg(&op->fwd, DNNL_ARG_DST, y->mem);
+	prim_arg(&op->fwd, DNNL_ARG_SRC, xm);
+	prim_arg(&op->fwd, DNNL_ARG_DST, ym);
 	prim_arg(&op->fwd, DNNL_ARG_SCALE, op->m_gamma);
 	prim_arg(&op->fwd, DNNL_ARG_SHIFT, op->m_beta);
 	prim_arg(&op->fwd, DNNL_ARG_MEAN, op->mean.m);
@@ -102,22 +117,21 @@ bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_te
 	else if (z)
 		add_make_plain(op, y, z, dy, dz);
 
-	dnnl_memory_t dxm = dx->mem;
 	if (accumulate) {
-		size_t need = dnnl_memory_desc_get_size(&dx->md);
+		size_t need = dnnl_memory_desc_get_size(xmd);
 		cpu.acc_tmp = temp_grow(cpu.acc_tmp, &cpu.acc_tmp_size, need);
-		op->m_tmp = mem_over(&dx->md, cpu.acc_tmp);
+		op->m_tmp = mem_over(xmd, cpu.acc_tmp);
+		add_make(&op->dxadd, dxm, op->m_tmp, xmd, 0, "bn dx add");
 		dxm = op->m_tmp;
-		add_make(&op->dxadd, dx->mem, op->m_tmp, &dx->md, 0, "bn dx add");
 	}
-	DNNL_CHECK(dnnl_batch_normalization_backward_desc_init(&bd, dnnl_backward, &dy->md, &x->md,
-							       eps, flags));
+	DNNL_CHECK(dnnl_batch_normalization_backward_desc_init(&bd, dnnl_backward, dymd, xmd, eps,
+							       flags));
 	dnnl_primitive_desc_t bpd = pd_create(&bd, NULL, fpd, fuse ? "bn+relu bwd" : "bn bwd");
 	prim_make(&op->bwd, bpd);
-	prim_arg(&op->bwd, DNNL_ARG_SRC, x->mem);
+	prim_arg(&op->bwd, DNNL_ARG_SRC, xm);
 	prim_arg(&op->bwd, DNNL_ARG_MEAN, op->mean.m);
 	prim_arg(&op->bwd, DNNL_ARG_VARIANCE, op->var.m);
-	prim_arg(&op->bwd, DNNL_ARG_DIFF_DST, z ? dz->mem : dy->mem);
+	prim_arg(&op->bwd, DNNL_ARG_DIFF_DST, z ? dz->mem : dym);
 	prim_arg(&op->bwd, DNNL_ARG_SCALE, op->m_gamma);
 	prim_arg(&op->bwd, DNNL_ARG_SHIFT, op->m_beta);
 	prim_arg(&op->bwd, DNNL_ARG_DIFF_SRC, dxm);

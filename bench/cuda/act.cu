@@ -143,14 +143,14 @@ extern "C" void bk_flatten_backward(bk_op *op)
 
 /* out = in / (1 - p) where kept, else 0 (forward and backward alike). */
 static __global__ void k_dropout(const float *in, float *out, uint32_t n, gpu_div c, float p,
-				 uint64_t seed, uint64_t step, long first)
+				 uint64_t key, long first)
 {
 	float s = 1.0f / (1.0f - p);
 
 	GRID_STRIDE(i, n)
 	{
 		uint32_t row = gpu_div_q(c, i), j = i - row * c.d;
-		out[i] = dropout_keep(seed, step, (uint64_t)(first + row), j, p) ? in[i] * s : 0.0f;
+		out[i] = dropout_keep_at(key, (uint64_t)(first + row), j, p) ? in[i] * s : 0.0f;
 	}
 }
 
@@ -175,9 +175,9 @@ static void dropout_launch(const bk_op *op, const float *in, float *out)
 {
 	size_t n = elems(op->x);
 
-	k_dropout<<<blocks(n), THREADS, 0, gpu.stream>>>(in, out, (uint32_t)n, div_of(op->x->c),
-							 op->drop_p, op->drop_seed,
-							 (uint64_t)op->drop_step, op->drop_first);
+	k_dropout<<<blocks(n), THREADS, 0, gpu.stream>>>(
+		in, out, (uint32_t)n, div_of(op->x->c), op->drop_p,
+		dropout_key(op->drop_seed, (uint64_t)op->drop_step), op->drop_first);
 	CUDA_LAUNCH_CHECK();
 }
 

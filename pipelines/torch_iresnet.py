@@ -1,5 +1,6 @@
-"""torch_iresnet.py — bench's IResNet-50 and its heads in PyTorch, for
-tests/torch_reference.py.
+"""torch_iresnet.py — bench's IResNet-50 and its heads in PyTorch: the net
+tests/torch_reference.py checks bench against, and the one
+pipelines/pytorch_synthetic.py --model iresnet50 times.
 
 IResNet-50 as insightface's iresnet50 (recognition/arcface_torch/backbones/
 iresnet.py): stem conv 3x3 + BN + PReLU; blocks of bn1, conv1, bn2, prelu,
@@ -7,7 +8,7 @@ conv2 (the stride), bn3 plus the identity or a 1x1 conv + BN downsample;
 bn2, flatten, dropout, fc, features (BN). Two differences from insightface,
 both bench's: the features BN's scale is trained (PLSC's), and dropout
 takes a given mask (bench --export's dropout.u8) so that the two draw the
-same. The heads: a Linear classifier ("softmax"), or ArcFace as insightface's
+same (without one, torch's own dropout). The heads: a Linear classifier ("softmax"), or ArcFace as insightface's
 ArcFace loss (cos(theta + m) on the target while cos(theta) > cos(pi - m),
 else cos(theta) - m sin(pi - m); logits times s) over normalised embeddings
 and weight rows, the cosines clamped to [-1, 1] as partial_fc_v2 does.
@@ -89,6 +90,8 @@ def build(torch, image, classes, embedding, head, margin, scale, dropout):
             x = torch.flatten(self.bn2(x), 1)
             if self.mask is not None:
                 x = x * self.mask.to(x.dtype) / (1.0 - dropout)
+            else:
+                x = F.dropout(x, dropout, self.training)
             e = self.features(self.fc(x))
             return self.head(e, y) if head == "arcface" else self.head(e)
 
