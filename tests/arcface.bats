@@ -208,3 +208,31 @@ split_step() {
 	[[ "$(sed -n 3p "$t/results/1n2g_b2_fp32.md")" == *" | memory | published |" ]]
 	[[ "$(sed -n 6p "$t/results/1n2g_b2_fp32.md")" == "| 1 | 2 | 2 | "*" | - |" ]]
 }
+
+@test "check-gpu-compare holds iresnet50's null gradients by their norm, and catches one that is not" {
+	need_bin check-gpu-compare
+	t="$BATS_TEST_TMPDIR"
+	mkdir "$t/a" "$t/b"
+	args="${IR[*]} --image 32 --batch 8 --classes 10 --seed 7 --threads 1"
+	# two correct fp32 steps: another layout, other kernels, other roundings
+	run -0 bench $args --conv-algo direct --export "$t/a"
+	run -0 bench $args --conv-algo direct --layout nhwc --export "$t/b"
+	run -0 check-gpu-compare compare fp32 "$t/a" "$t/b"
+	[[ "${lines[2]}" =~ ^null\ gradients\ +29\ zero\ in\ exact\ arithmetic,\ worst\ norm\ [0-9.e+-]+\ of\ the\ median\ \(.*\)\ tol\ 0.0001\ ok$ ]]
+	[ "${lines[-1]}" = "check-gpu fp32: ok" ]
+	# layer1.1.bn3.bias's gradient a hundredth of the median tensor's: not null
+	python3 - "$t/b" <<-'EOF2'
+		import array, sys
+		d = sys.argv[1] + "/"
+		m = [l.split("\t") for l in open(d + "manifest.tsv")]
+		g = array.array("f"); g.frombytes(open(d + "grads.f32", "rb").read())
+		norms = sorted(sum(x * x for x in g[int(o):int(o) + int(c)]) ** 0.5 for n, s, o, c in m)
+		for n, s, o, c in m:
+		    if n == "layer1.1.bn3.bias":
+		        for i in range(int(o), int(o) + int(c)):
+		            g[i] = 0.01 * norms[len(norms) // 2] / int(c) ** 0.5
+		open(d + "grads.f32", "wb").write(g.tobytes())
+	EOF2
+	run -1 check-gpu-compare compare fp32 "$t/a" "$t/b"
+	[[ "${lines[2]}" == "null gradients       29 zero in exact arithmetic, worst norm 1.000e-02 of the median (layer1.1.bn3.bias) tol 0.0001 FAIL" ]]
+}

@@ -169,6 +169,9 @@ all: $(BIN)/bench-cuda $(BIN)/bench-cuda-allreduce $(BIN)/check-gpu-compare
 # fp16 weight gradients of a random-init network may overflow, and a skipped
 # step has nothing to compare.
 CHECK_GPU_FLAGS := --batch 8 --image 64 --classes 10 --seed 7 --lr 0.1
+# and IResNet-50 with the ArcFace head (one rank: the whole classifier), fp32
+CHECK_GPU_ARCFACE_FLAGS := --model iresnet50 --head arcface --batch 8 --image 32 --classes 10 \
+	--seed 7 --lr 0.1 --precision fp32
 CHECK_GPU_DIR := $(OBJ)/check-gpu
 check-gpu: $(BIN)/check-gpu-compare
 	$(BIN)/check-gpu-compare devices
@@ -182,6 +185,10 @@ check-gpu: $(BIN)/check-gpu-compare
 		$(CHECK_GPU_FLAGS) >/dev/null
 	$(BIN)/check-gpu-compare compare fp32 $(CHECK_GPU_DIR)/cpu $(CHECK_GPU_DIR)/fp32
 	$(BIN)/check-gpu-compare compare -g 128 amp $(CHECK_GPU_DIR)/cpu $(CHECK_GPU_DIR)/amp
+	mkdir -p $(CHECK_GPU_DIR)/arcface-cpu $(CHECK_GPU_DIR)/arcface-fp32
+	$(BIN)/bench --export $(CHECK_GPU_DIR)/arcface-cpu $(CHECK_GPU_ARCFACE_FLAGS) >/dev/null
+	$(BIN)/bench-cuda --export $(CHECK_GPU_DIR)/arcface-fp32 $(CHECK_GPU_ARCFACE_FLAGS) >/dev/null
+	$(BIN)/check-gpu-compare compare fp32 $(CHECK_GPU_DIR)/arcface-cpu $(CHECK_GPU_DIR)/arcface-fp32
 else
 check-gpu:
 	@echo "check-gpu: no CUDA toolkit (cuDNN, cuBLAS) found; nothing to check" >&2; exit 1
