@@ -13,6 +13,8 @@
  *   folder.c  the tree and the sampler
  *   crop.c    RandomResizedCrop's box and the antialiased bilinear resampler
  *   decode.c  one image: read, decode the crop's region, resample, normalise
+ *   jpeg_load.c  libjpeg-turbo, loaded at run time (decode_none.c: a build
+ *             without it, which refuses --data)
  *   loader.c  the threads and the queue
  *   run.c     bench --data-only
  *   synth.c   bin/imagenet-synthetic, the data set anyone can make (a program of its own)
@@ -97,7 +99,14 @@ void srng_seed(srng *r, uint64_t seed, uint64_t stream, uint64_t k);
 double srng_uniform(void *r, double lo, double hi);
 long srng_randint(void *r, long hi);
 
-/* ---- one image (decode.c) ---- */
+/* ---- libjpeg-turbo (jpeg_load.c) ---- */
+
+/* 0 once libjpeg is loaded (the first call loads it, thread-safe); else why
+ * is set and the result is 1 (this bench was built without it: JPEG=0) or
+ * -1 (the library cannot be loaded). */
+int jpeg_load(char *why, size_t n);
+
+/* ---- one image (decode.c; decode_none.c without libjpeg) ---- */
 
 enum { DATA_ERR_MAX = 512 };
 
