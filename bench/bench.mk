@@ -1,7 +1,8 @@
 # bench: the native ResNet50 v1.5 trainer, CPU backend on oneDNN, data
 # parallel over MPI (bin/bench); the allreduce benchmark on the same backend
 # (bin/bench-allreduce); the memory plan's checker (bin/test-arena-check).
-# Needs libdnnl-dev; libopenmpi-dev and libjpeg62-turbo-dev where found.
+# Needs libdnnl-dev (without it only bench-cuda is built);
+# libopenmpi-dev and libjpeg62-turbo-dev where found.
 #
 #   make MPI=0     no MPI (the default where mpicc is not found): bench runs
 #                  one process and refuses a launcher with one line
@@ -47,6 +48,11 @@ $(call build_say,libjpeg: $(or $(JPEG_H),jpeglib.h); loaded by bench --data)
 BENCH_JPEG_CFLAGS :=
 endif
 
+# oneDNN, the CPU backend: without it bin/bench is not built (bench-cuda is).
+DNNL_H := $(firstword $(wildcard /usr/include/dnnl.h /usr/include/oneapi/dnnl/dnnl.h \
+	/usr/local/include/dnnl.h))
+$(if $(DNNL_H),,$(call build_say,oneDNN: not found (dnnl.h); bin/bench and bin/bench-allreduce skipped))
+
 BENCH_XCFLAGS := -fopenmp $(BENCH_MPI_CFLAGS) $(BENCH_JPEG_CFLAGS) -Ibench
 DATA_LIBS := -pthread -ldl
 BENCH_LIBS := -ldnnl $(BENCH_MPI_LIBS) $(DATA_LIBS) -fopenmp -lm
@@ -89,6 +95,6 @@ $(BIN)/bench-allreduce: $(ALLREDUCE_OBJ) $(BENCH_CPU_OBJ) $(LIBDLBENCH) | $(BIN)
 $(BIN)/test-arena-check: $(ARENA_CHECK_OBJ) $(LIBDLBENCH) | $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -fopenmp -lm
 
-all: $(BIN)/bench $(BIN)/bench-allreduce $(BIN)/test-arena-check
+all: $(if $(DNNL_H),$(BIN)/bench $(BIN)/bench-allreduce) $(BIN)/test-arena-check
 
 include bench/data/data.mk

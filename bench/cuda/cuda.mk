@@ -209,13 +209,14 @@ $(OBJ)/bench/cuda/%.o: bench/cuda/%.cu $(OBJ)/.flags-cuda
 # NCCL's comm starts the ranks with MPI.
 $(OBJ)/bench/cuda/comm_nccl.o: NVCC_XFLAGS := $(BENCH_MPI_CFLAGS)
 
-# bin/check-gpu-compare: "no CUDA device" or the device list; compares two
-# --export directories.
-CHECK_GPU_OBJ := $(call objs,tests/drivers/check-gpu.c)
-$(CHECK_GPU_OBJ): XCFLAGS := $(CUDA_HOST_XCFLAGS) $(addprefix -I,$(CUDA_INC))
+# bin/check-gpu-compare: "no CUDA device" or the device list; the CUDA
+# libraries' versions as loaded; compares two --export directories.
+CHECK_GPU_OBJ := $(call objs,tests/drivers/check-gpu.c tests/drivers/check-gpu-versions.c)
+$(CHECK_GPU_OBJ): XCFLAGS := $(CUDA_HOST_XCFLAGS) $(addprefix -I,$(CUDA_INC)) \
+	$(if $(NCCL_FOUND),,-DBENCH_NO_NCCL)
 $(CHECK_GPU_OBJ): $(OBJ)/.flags-cuda
 $(BIN)/check-gpu-compare: $(CHECK_GPU_OBJ) $(LIBDLBENCH) | $(BIN)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CUDART_LDLIBS) -lm
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(CUDA_LDLIBS) -lm
 
 # bin/bench-cuda: bench's trainer (bin/bench without the CPU backend and MPI
 # comm) on the CUDA backend and NCCL comm. Linked by the C compiler: the .cu
@@ -231,26 +232,15 @@ $(BIN)/bench-cuda-allreduce: $(ALLREDUCE_OBJ) $(CUDA_BACKEND_OBJ) $(LIBDLBENCH) 
 
 all: $(BIN)/bench-cuda $(BIN)/bench-cuda-allreduce $(BIN)/check-gpu-compare
 
-# check-gpu: the same weights and batch through bin/bench (CPU) and
-# bin/bench-cuda (GPU); logits, loss, gradients and updated weights compared.
-# The device check comes first so a machine without a GPU fails at once.
-# amp runs at a static loss scale of 128: at the dynamic 2^16 the first step's
-# fp16 weight gradients of a random-init network may overflow, and a skipped
-# step has nothing to compare.
-CHECK_GPU_FLAGS := --batch 8 --image 64 --classes 10 --seed 7 --lr 0.1
+# check-gpu: bench-cuda's first step in fp32 and amp against bench's CPU
+# backend (bin/bench, where oneDNN is found) and PyTorch in float64
+# (tests/drivers/check-gpu.sh says how; doc/gpu.md the bounds). The device
+# check comes first so a machine without a GPU fails at once.
 CHECK_GPU_DIR := $(OBJ)/check-gpu
 check-gpu: $(BIN)/check-gpu-compare
 	$(BIN)/check-gpu-compare devices
-	$(MAKE) --no-print-directory CUDA_QUIET=1 $(BIN)/bench $(BIN)/bench-cuda
-	rm -rf $(CHECK_GPU_DIR)
-	mkdir -p $(CHECK_GPU_DIR)/cpu $(CHECK_GPU_DIR)/fp32 $(CHECK_GPU_DIR)/amp
-	$(BIN)/bench --export $(CHECK_GPU_DIR)/cpu --precision fp32 $(CHECK_GPU_FLAGS) >/dev/null
-	$(BIN)/bench-cuda --export $(CHECK_GPU_DIR)/fp32 --precision fp32 $(CHECK_GPU_FLAGS) \
-		>/dev/null
-	$(BIN)/bench-cuda --export $(CHECK_GPU_DIR)/amp --precision amp --loss-scale 128 \
-		$(CHECK_GPU_FLAGS) >/dev/null
-	$(BIN)/check-gpu-compare compare fp32 $(CHECK_GPU_DIR)/cpu $(CHECK_GPU_DIR)/fp32
-	$(BIN)/check-gpu-compare compare -g 128 amp $(CHECK_GPU_DIR)/cpu $(CHECK_GPU_DIR)/amp
+	$(MAKE) --no-print-directory CUDA_QUIET=1 $(BIN)/bench-cuda $(if $(DNNL_H),$(BIN)/bench)
+	tests/drivers/check-gpu.sh $(BIN) $(CHECK_GPU_DIR)
 else
 check-gpu:
 	@echo "check-gpu: no CUDA toolkit (cuDNN, cuBLAS) found; nothing to check" >&2; exit 1
@@ -258,17 +248,31 @@ endif
 
 .PHONY: check-gpu
 
-# gpu-first-run: what a user with GPUs runs first, into one file to keep or
-# send (bench/cuda/first-run.sh; doc/gpu.md reads it line by line).
+# gpu-first-run: what a user with a GPU runs first, from a fresh checkout:
+# it builds what is missing itself, then runs time-boxed parts into one
+# file to keep or send (bench/cuda/first-run.sh; doc/gpu.md reads it).
 GPU_FIRST_RUN = $(RESULTS)/gpu-first-run.txt
-ifdef CUDA_FOUND
-gpu-first-run: $(BIN)/check-gpu-compare $(BIN)/bench-cuda $(BIN)/bench-cuda-allreduce \
-		$(BIN)/bench bench/cuda/first-run.sh
-	@mkdir -p $(RESULTS)
-	bench/cuda/first-run.sh $(BIN) $(GPU_FIRST_RUN)
-else
 gpu-first-run:
-	@echo "gpu-first-run: no CUDA toolkit (cuDNN, cuBLAS) found; nothing to run" >&2; exit 1
-endif
+	bench/cuda/first-run.sh $(BIN) $(GPU_FIRST_RUN)
 
-.PHONY: gpu-first-run
+# gpu-carry: .gpu/cpu-bench.tar.xz, bin/bench and the libraries it needs
+# beyond glibc and the C++ runtime (oneDNN, the OpenCL loader, libgomp), for
+# a GPU machine that has none of them: gpu-first-run there checks
+# bench-cuda against this CPU backend too (doc/gpu.md).
+GPU_CARRY := .gpu/cpu-bench.tar.xz
+gpu-carry: $(GPU_CARRY)
+$(GPU_CARRY): $(BIN)/bench
+	rm -rf $@.d
+	mkdir -p $@.d/lib
+	cp $(BIN)/bench $@.d/
+	ldd $(BIN)/bench | awk '$$2 == "=>" && $$3 ~ /^\// { print $$3 }' | \
+		grep -Ev '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt)\.so' | \
+		xargs -r -I{} cp -L {} $@.d/lib/
+	{ echo "# bin/bench $$(git rev-parse --short HEAD) $$(date -u +%Y-%m-%dT%H:%M:%SZ)"; \
+		cd $@.d && sha256sum bench lib/*; } > $@.d/MANIFEST
+	tar -C $@.d -cJf $@.tmp MANIFEST bench lib
+	rm -rf $@.d
+	mv $@.tmp $@
+	@echo "gpu-carry: $@, $$(du -k $@ | cut -f1) KB"
+
+.PHONY: gpu-first-run gpu-carry
