@@ -17,13 +17,14 @@
 # (PYTORCH_LAYOUT=nchw for the other); gloo between processes. More than one
 # process: mpirun's OMPI_COMM_WORLD_* or torchrun's env://, under DDP.
 #
-# PYTORCH_PYTHON: /usr/bin/python3 where it has torch (Debian's; a pyenv
-# python3 may come first on PATH), else the python3 on PATH (a PyTorch
-# venv's), found once when a run is planned.
+# PYTORCH_PYTHON: the first of PYTORCH_PYTHONS that has torch, found once
+# when a run is planned: /usr/bin/python3 (Debian's torch; a pyenv python3
+# may come first on PATH), else the python3 on PATH (a PyTorch venv's).
 
-pytorch_python = $(firstword $(foreach p,/usr/bin/python3 $(shell command -v python3 2>/dev/null),$(if \
-	$(shell $(p) -c 'import importlib.util as u; print(u.find_spec("torch") is not None)' \
-	2>/dev/null | grep -x True),$(p))) /usr/bin/python3)
+PYTORCH_PYTHONS ?= /usr/bin/python3 python3
+pytorch_python = $(firstword $(foreach p,$(PYTORCH_PYTHONS),$(if $(shell $(p) -c \
+	'import importlib.util as u; print(u.find_spec("torch") is not None)' 2>/dev/null | \
+	grep -x True),$(shell command -v $(p)))) $(firstword $(PYTORCH_PYTHONS)))
 PYTORCH_PYTHON ?= $(eval PYTORCH_PYTHON := $(pytorch_python))$(PYTORCH_PYTHON)
 JEMALLOC ?= $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 \
 	/usr/lib/aarch64-linux-gnu/libjemalloc.so.2 /usr/lib/libjemalloc.so.2))

@@ -139,11 +139,12 @@ cuda_native = $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2
 	grep -E '^[0-9]+\.[0-9]+$$' | tr -d . | sort -u)
 ifdef CUDA_FOUND
 ifeq ($(origin CUDA_ARCH),undefined)
-CUDA_ARCH := $(or $(if $(CUDA_DEVICE),$(cuda_native)),$(CUDA_ARCH_DEFAULT))
-$(call cuda_say,CUDA_ARCH: $(CUDA_ARCH) ($(if $(filter-out $(CUDA_ARCH_DEFAULT),$(CUDA_ARCH)),the \
-GPU here,the default; CUDA_ARCH=native: the GPU here only)))
+cuda_arch_here := $(if $(CUDA_DEVICE),$(cuda_native))
+CUDA_ARCH := $(or $(cuda_arch_here),$(CUDA_ARCH_DEFAULT))
+$(call cuda_say,CUDA_ARCH: $(CUDA_ARCH) ($(if $(cuda_arch_here),the GPU here,the default; \
+CUDA_ARCH=native: the GPU here only)))
 else ifeq ($(strip $(CUDA_ARCH)),native)
-CUDA_ARCH := $(or $(cuda_native),$(error CUDA_ARCH=native: nvidia-smi reports no GPU's \
+override CUDA_ARCH := $(or $(cuda_native),$(error CUDA_ARCH=native: nvidia-smi reports no GPU's \
 compute capability here; name them, e.g. CUDA_ARCH=90))
 $(call cuda_say,CUDA_ARCH: $(CUDA_ARCH) (native))
 endif

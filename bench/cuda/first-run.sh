@@ -43,8 +43,8 @@
 # written. Exit 0 when every part that ran passed, else 1.
 #
 # Knobs: FIRST_RUN_BUDGET, FIRST_RUN_BATCH, FIRST_RUN_IMAGE, FIRST_RUN_SKIP
-# ("part part ..."), FIRST_RUN_MAKE (make), PYTHON (python3: the one with
-# PyTorch), FIRST_RUN_COPY.
+# ("part part ..."), FIRST_RUN_LIMITS ("part=max:min ..."), FIRST_RUN_MAKE
+# (make), PYTHON (python3: the one with PyTorch), FIRST_RUN_COPY, MPIRUN.
 set -uo pipefail
 export LC_ALL=C PYTHONUNBUFFERED=1
 
@@ -72,6 +72,21 @@ PLAN=(
 	"torch-compile 300 150 0"
 	"allreduce 90 30 0" "bench-all 150 60 0"
 )
+# FIRST_RUN_LIMITS="NAME=MAX:MIN ...": other limits for those parts (a slower
+# GPU, or a test of this scheduler).
+for l in ${FIRST_RUN_LIMITS:-}; do
+	[[ $l =~ ^([a-z0-9-]+)=([0-9]+):([0-9]+)$ ]] ||
+		{ echo "gpu-first-run: FIRST_RUN_LIMITS: '$l' is not NAME=MAX:MIN" >&2; exit 2; }
+	found=
+	for i in "${!PLAN[@]}"; do
+		read -r n mx mn e <<<"${PLAN[$i]}"
+		[ "$n" = "${BASH_REMATCH[1]}" ] || continue
+		PLAN[$i]="$n ${BASH_REMATCH[2]} ${BASH_REMATCH[3]} $e"
+		found=1
+	done
+	[ -n "$found" ] || { echo "gpu-first-run: FIRST_RUN_LIMITS: no part '${BASH_REMATCH[1]}'" >&2; exit 2; }
+done
+
 # iterations per precision (the window times all but the first 10)
 declare -A ITERS=([amp]=60 [bf16]=60 [tf32]=40 [fp32]=30)
 
@@ -152,6 +167,10 @@ part() {
 	s=$SECONDS
 	PART_T=$t timeout -k 10 "$t" bash -c '"$@"' _ "$@" 2>&1 | tee "$work/parts/$name.txt"
 	rc=${PIPESTATUS[0]}
+	# (launch, stopped at its own -t a little before, says so)
+	if [ "$rc" -ne 0 ] && grep -q '^launch: .*: timed out after ' "$work/parts/$name.txt"; then
+		rc=124
+	fi
 	case $rc in
 	0) record "$name" ok $((SECONDS - s)) ;;
 	124 | 137) record "$name" "timed out after ${t}s" $((SECONDS - s)) ;;
@@ -169,6 +188,10 @@ not_run() {
 
 # ---- the steps (exported: part runs them under timeout) -------------------
 
+# launch's -t: a little under the part's own limit, so that launch stops the
+# job (and says so) before timeout stops launch.
+launch_t() { echo $((PART_T > 10 ? PART_T - 5 : PART_T > 1 ? PART_T - 1 : 1)); }
+
 # harness FW PREC N: one run of N iterations of the pipeline FW at PREC
 # through make, its log in work/logs/FW/KEY/1.log, its table
 # work/results/FW/KEY.md.
@@ -176,7 +199,7 @@ harness() {
 	local fw=$1 p=$2 n=$3 key=1n1g_b${FIRST_RUN_B}_$2 mk
 	read -r -a mk <<<"$MK_LINE"
 	"${mk[@]}" --no-print-directory -s CUDA_QUIET=1 -C "$ROOT" BIN="$BIN" FRAMEWORK="$fw" RUNS=1 \
-		LOGDIR="$WORK/logs" RESULTS="$WORK/results/$fw" TIMEOUT=$((PART_T - 10)) \
+		LOGDIR="$WORK/logs" RESULTS="$WORK/results/$fw" TIMEOUT="$(launch_t)" \
 		WINDOW="-s 10 -n $((n - 10))" BENCH_ITERS="$n" PYTORCH_SYNTHETIC_ITERS="$n" \
 		BENCH_ARGS="--image $FIRST_RUN_PX --warmup 10" \
 		PYTORCH_SYNTHETIC_FLAGS="--image $FIRST_RUN_PX" PYTORCH_PYTHON="$PY" CUDA_DEVICE=1 \
@@ -191,7 +214,7 @@ variant() {
 	shift 2
 	local d=$WORK/logs/$name/$key
 	mkdir -p "$d"
-	"$BIN/launch" -t $((PART_T - 10)) "$key" -- "$@" >"$d/1.log.tmp" || rc=$?
+	"$BIN/launch" -t "$(launch_t)" "$key" -- "$@" >"$d/1.log.tmp" || rc=$?
 	if [ "$rc" -eq 0 ]; then
 		mv "$d/1.log.tmp" "$d/1.log"
 		grep -v '^iter=' "$d/1.log" | grep -v '^# env node=0 [^s]' || true
@@ -233,7 +256,7 @@ check() {
 	"$ROOT/tests/drivers/check-gpu.sh" "$BIN" "$WORK/check"
 }
 
-export -f harness variant devices check
+export -f launch_t harness variant devices check
 export ROOT=$root BIN=$bin WORK=$work PY=$py FIRST_RUN_B=$batch FIRST_RUN_PX=$image
 # (an array does not cross into bash -c: harness splits MK_LINE)
 export MK_LINE="${mk[*]}"
