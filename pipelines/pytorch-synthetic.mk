@@ -34,7 +34,7 @@ PYTORCH_SYNTHETIC_ITERS ?= 120
 PYTORCH_SYNTHETIC_FLAGS ?=
 PYTORCH_COMPILE ?=
 
-pytorch-synthetic_CMD = env $(if $(JEMALLOC),LD_PRELOAD=$(JEMALLOC) MALLOC_CONF=$(PYTORCH_MALLOC_CONF)) \
+pytorch-synthetic_CMD = env$(if $(JEMALLOC), LD_PRELOAD=$(JEMALLOC) MALLOC_CONF=$(PYTORCH_MALLOC_CONF)) \
 	$(PYTORCH_PYTHON) $(CURDIR)/pipelines/pytorch_synthetic.py --batch {batch} \
 	--precision {precision} --iters $(PYTORCH_SYNTHETIC_ITERS) --layout $(PYTORCH_LAYOUT) \
 	--device $(if $(CUDA_DEVICE),cuda,cpu)$(if $(PYTORCH_COMPILE), --compile $(PYTORCH_COMPILE)) \
