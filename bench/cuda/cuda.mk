@@ -256,12 +256,21 @@ GPU_FIRST_RUN = $(RESULTS)/gpu-first-run.txt
 gpu-first-run:
 	bench/cuda/first-run.sh $(BIN) $(GPU_FIRST_RUN)
 
-# gpu-carry: .gpu/cpu-bench.tar.xz, bin/bench and the libraries it needs
-# beyond glibc and the C++ runtime (oneDNN, the OpenCL loader, libgomp), for
-# a GPU machine that has none of them: gpu-first-run there checks
-# bench-cuda against this CPU backend too (doc/gpu.md).
+# gpu-carry: what a GPU machine with only a driver and PyTorch's wheels may
+# lack, in .gpu/ (ignored; a trip to such a machine carries it, doc/gpu.md):
+# .gpu/cpu-bench.tar.xz, bin/bench and the libraries it needs beyond glibc
+# and the C++ runtime (oneDNN, the OpenCL loader, libgomp), so that
+# gpu-first-run there checks bench-cuda against the CPU backend too; and
+# .gpu/bin/make, this machine's GNU make (it needs glibc alone), for one
+# without make; .gpu/commit, what `git describe` says now (the trip may
+# carry no .git).
 GPU_CARRY := .gpu/cpu-bench.tar.xz
-gpu-carry: $(GPU_CARRY)
+gpu-carry: $(GPU_CARRY) .gpu/bin/make
+	git describe --always --dirty > .gpu/commit
+.gpu/bin/make: $(shell command -v $(firstword $(MAKE)))
+	mkdir -p $(@D)
+	cp $< $@.tmp
+	mv $@.tmp $@
 $(GPU_CARRY): $(BIN)/bench
 	rm -rf $@.d
 	mkdir -p $@.d/lib

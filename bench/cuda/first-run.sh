@@ -263,7 +263,11 @@ export MK_LINE="${mk[*]}"
 
 # ---- build ------------------------------------------------------------------
 
-say "gpu-first-run $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname), $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$root" diff --quiet HEAD 2>/dev/null || echo ' (modified)'); budget ${budget}s"
+# The commit: git's, else the one `make gpu-carry` wrote (a copy of a
+# checkout that travelled without .git).
+commit=$(git -C "$root" describe --always --dirty 2>/dev/null || cat "$root/.gpu/commit" 2>/dev/null ||
+	echo unknown)
+say "gpu-first-run $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname), commit $commit; budget ${budget}s"
 nvidia-smi -L 2>&1 || true
 
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
@@ -379,7 +383,7 @@ row() {
 summary() {
 	local p fw log r ratio_m ratio_w b t
 	echo
-	echo "=== gpu-first-run summary: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), $(date -u +%Y-%m-%d), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?'); batch $batch, $image px, synthetic data"
+	echo "=== gpu-first-run summary: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), $(date -u +%Y-%m-%d), commit $commit; batch $batch, $image px, synthetic data"
 	grep -h -E '^(CUDA driver|CUDA runtime|cuDNN|cuBLAS|NCCL): ' "$work/parts/devices.txt" 2>/dev/null
 	grep -h '^torch ' "$work/parts/devices.txt" 2>/dev/null
 	grep -h '^check-gpu .* against ' "$work/parts/check.txt" 2>/dev/null
