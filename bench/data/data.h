@@ -13,6 +13,7 @@
  *   folder.c  the tree and the sampler
  *   crop.c    RandomResizedCrop's box and the antialiased bilinear resampler
  *   decode.c  one image: read, decode the crop's region, resample, normalise
+ *   decoder.c its scratch, freed
  *   jpeg_load.c  libjpeg-turbo, loaded at run time (decode_none.c: a build
  *             without it, which refuses --data)
  *   loader.c  the threads and the queue
@@ -134,7 +135,7 @@ typedef struct sample_opts {
  * box (may be NULL) gets the crop (top, left, height, width) and the flip. */
 long decode_sample(decoder *d, const char *path, srng *r, const sample_opts *o, float *out,
 		   int box[5]);
-void decoder_free(decoder *d);
+void decoder_free(decoder *d); /* decoder.c */
 
 /* ---- the loader (loader.c) ---- */
 

@@ -317,13 +317,3 @@ long decode_sample(decoder *d, const char *path, srng *r, const sample_opts *o, 
 	resample(d, row_bytes, (int)xoff, ly, rh, (int)cw, ncomp, adobe, o->size, flip, out);
 	return (long)len;
 }
-
-void decoder_free(decoder *d)
-{
-	free(d->file);
-	free(d->pix);
-	free(d->tmp);
-	axis_free(&d->ax);
-	axis_free(&d->ay);
-	*d = (decoder){0};
-}

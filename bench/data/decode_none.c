@@ -1,12 +1,11 @@
 /*
- * bench/data/decode_none.c: decode.c's entry points in a bench built without
+ * bench/data/decode_none.c: decode.c's decode_sample in a bench built without
  * libjpeg-turbo's headers (make JPEG=0, or jpeglib.h not found): every image
  * is refused, naming the file. loader_open refuses --data before the first
  * (jpeg_load says why), so bench --data ends with one line. Reads and writes
  * nothing.
  */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "data.h"
 
@@ -18,14 +17,4 @@ long decode_sample(decoder *d, const char *path, srng *r, const sample_opts *o, 
 	jpeg_load(why, sizeof why);
 	snprintf(d->err, sizeof d->err, "%s: %s", path, why);
 	return -1;
-}
-
-void decoder_free(decoder *d)
-{
-	free(d->file);
-	free(d->pix);
-	free(d->tmp);
-	axis_free(&d->ax);
-	axis_free(&d->ay);
-	*d = (decoder){0};
 }
