@@ -27,14 +27,14 @@ BENCH_MPI_CFLAGS := $(shell $(MPICC) --showme:compile 2>/dev/null)
 MPI ?= $(if $(BENCH_MPI_CFLAGS),1,0)
 ifeq ($(MPI),0)
 $(call build_say,MPI: $(if $(BENCH_MPI_CFLAGS),off (MPI=0),not found ($(MPICC))); bench runs \
-one process and refuses a launcher)
+one process only (several ranks are refused))
 BENCH_MPI_CFLAGS := -DBENCH_NO_MPI
 BENCH_MPI_LIBS :=
 else
 # libmpi's folder as mpicc knows it, in the run path: dlopen looks there too.
 bench_mpi_libdirs := $(shell $(MPICC) --showme:libdirs 2>/dev/null)
-$(call build_say,MPI: $(MPICC) $(firstword $(bench_mpi_libdirs)); libmpi loaded when a \
-launcher starts ranks)
+$(call build_say,MPI: $(MPICC) $(firstword $(bench_mpi_libdirs)); libmpi opened when mpirun \
+or srun starts several ranks)
 BENCH_MPI_LIBS := $(addprefix -Wl$(,)-rpath$(,),$(bench_mpi_libdirs))
 endif
 

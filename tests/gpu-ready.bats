@@ -104,7 +104,7 @@ root_for() {
 @test "make MPI=0 JPEG=0 builds a bench that refuses a launcher and --data; make says so first" {
 	o=$BATS_TEST_TMPDIR
 	run -0 make --no-print-directory -n MPI=0 JPEG=0 OBJ="$o/obj" BIN="$o/bin" "$o/bin/bench"
-	[ "${lines[0]}" = "MPI: off (MPI=0); bench runs one process and refuses a launcher" ]
+	[ "${lines[0]}" = "MPI: off (MPI=0); bench runs one process only (several ranks are refused)" ]
 	[ "${lines[1]}" = "libjpeg: off (JPEG=0); bench refuses --data" ]
 	grep -q -- '-DBENCH_NO_MPI -DBENCH_NO_JPEG' <<<"$output"
 	grep -q 'decode_none\.c' <<<"$output"
