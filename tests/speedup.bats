@@ -175,7 +175,8 @@ IN
 	run -2 --separate-stderr speedup -x
 	[ "$stderr" = "usage: speedup [file ...]
   in:  framework key median mean min max n [ci_lo ci_hi cv_pct outliers]
-  out: the record, speedup [speedup_pm efficiency]" ]
+  out: the record, speedup [speedup_pm efficiency] (- when the 1n1g base's
+       runs all failed: its # outcome lines)" ]
 }
 
 @test "a full disk is a failure" {

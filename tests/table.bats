@@ -334,7 +334,8 @@ usage: table [-s scaling|compare|json] [-p published.tsv] [file ...]
   scaling: per framework, batch, precision; rows in ladder order:
     | node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread |[ memory |][ published |]
     with the interval fields: samples/s | ± | speedup | ± | efficiency | n
-    | spread | cv | noisy |; then a footer of machine, versions, settings
+    | spread | cv | noisy |; a failed runs column and OOM, failed or timeout
+    rows with # outcome lines; then a footer of machine, versions, settings
   compare: per batch, precision: | node num | device num | <framework> ... |
   json: {"r50": {"<N>n<G>g": {...}, ...}}, cases in ladder order, one line
 USAGE

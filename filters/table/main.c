@@ -32,6 +32,14 @@
  *   in shortest round-trip form; the input must hold one framework, batch
  *   and precision.
  *
+ * Runs that failed (outcome lines, failed.c): a configuration whose runs
+ * all failed gets its row all the same, OOM, failed or timeout in its
+ * samples/s cell (-s compare: in its framework's cell) and - in the
+ * others, n 0; a speedup of "-" (the 1n1g base failed) is shown as -; a
+ * "failed runs" column (-s scaling) says which runs failed and how, the
+ * footer why, and -s json gives such a case null figures, "outcome" and
+ * "failed_runs".
+ *
  * Every number printed is finite, and the positive ones stay positive: a
  * median, speedup or published samples/s that %.2f shows as 0.00, or a
  * spread that overflows, is an error naming the record's file and line.
@@ -52,8 +60,10 @@
 /* What table computes or reads beyond the median record; extras[i] goes
  * with rows[i]. */
 struct extra {
-	double speedup, spread;
-	struct rowstats st; /* our columns (stats.c) */
+	double speedup, spread;    /* speedup NAN: "-" */
+	struct rowstats st;        /* our columns (stats.c) */
+	const struct failed *fail; /* its failed runs (failed.c), or NULL */
+	int all_failed;            /* no record: every run failed */
 };
 
 /* One call's state (filter.h). */
@@ -66,7 +76,10 @@ struct table {
 	size_t npubs;
 	struct hash pubindex; /* published_key → pubs[i] */
 	struct hkey hk;
-	struct env env; /* launch's lines (env.c, mem.c) */
+	struct env env;        /* launch's lines (env.c, mem.c) */
+	struct failures fails; /* the outcome lines (failed.c) */
+	int dlperf;            /* a mode=dlperf line: DLPerf's records */
+	struct hash rowindex;  /* (framework, key) → rows[i] */
 };
 
 static double speedup_of(const struct table *st, const struct medrec *r)
@@ -105,10 +118,90 @@ static void read_row(struct table *st, struct input *in)
 		record_die(in, "spread ('%s' - '%s') / '%s' overflows", in->f[5], in->f[4],
 			   in->f[2]);
 	medrec_unique(in, &r, &st->seen);
+	hkey_start(&st->hk);
+	hkey_str(&st->hk, r.framework);
+	hkey_str(&st->hk, r.keytext);
+	hash_intern(&st->rowindex, &st->hk, st->nrows);
+	x.fail = NULL;
+	x.all_failed = 0;
 	st->rows = xgrow(st->rows, &st->caprows, st->nrows + 1, sizeof *st->rows);
 	st->extras = xgrow(st->extras, &st->capextras, st->nrows + 1, sizeof *st->extras);
 	st->rows[st->nrows] = r;
 	st->extras[st->nrows++] = x;
+}
+
+/* The configurations of the outcome lines: those with a record get their
+ * failed runs, the others a row of their own (no figures, n 0). */
+static void add_failed(struct table *st)
+{
+	for (size_t i = 0; i < st->fails.n; i++) {
+		const struct failed *f = &st->fails.v[i];
+		hkey_start(&st->hk);
+		hkey_str(&st->hk, f->fw);
+		hkey_str(&st->hk, f->keytext);
+		size_t j = hash_find(&st->rowindex, &st->hk);
+		if (j != HASH_NONE) {
+			st->extras[j].fail = f;
+			continue;
+		}
+		size_t a = strlen(f->fw) + 1, b = strlen(f->keytext) + 1;
+		char *p = xmalloc(a + b);
+		memcpy(p, f->fw, a);
+		memcpy(p + a, f->keytext, b);
+		struct medrec r = {.field = {p, p + a},
+				   .framework = p,
+				   .keytext = p + a,
+				   .key = f->key,
+				   .median = NAN,
+				   .mean = NAN,
+				   .min = NAN,
+				   .max = NAN,
+				   .n = 0,
+				   .file = f->file,
+				   .line = f->line};
+		st->rows = xgrow(st->rows, &st->caprows, st->nrows + 1, sizeof *st->rows);
+		st->extras = xgrow(st->extras, &st->capextras, st->nrows + 1, sizeof *st->extras);
+		st->rows[st->nrows] = r;
+		st->extras[st->nrows] =
+			(struct extra){.speedup = NAN, .spread = NAN, .fail = f, .all_failed = 1};
+		hash_intern(&st->rowindex, &st->hk, st->nrows++);
+	}
+}
+
+/* A speedup of "-" says that its 1n1g base's runs all failed: that base
+ * must be a row of outcome lines alone. */
+static void check_dashes(struct table *st)
+{
+	for (size_t i = 0; i < st->nrows; i++) {
+		const struct medrec *r = &st->rows[i];
+		char base[KEY_MAX];
+		struct key k = r->key;
+		if (st->extras[i].all_failed || !isnan(st->extras[i].speedup))
+			continue;
+		k.nodes = k.gpus = 1;
+		key_format(&k, base, sizeof base);
+		hkey_start(&st->hk);
+		hkey_str(&st->hk, r->framework);
+		hkey_str(&st->hk, base);
+		size_t j = hash_find(&st->rowindex, &st->hk);
+		if (j == HASH_NONE || !st->extras[j].all_failed)
+			die_at(r->file, r->line, "speedup '-' is not a number");
+	}
+}
+
+/* " failed runs |" (rule 0) or " --- |" (1) when an outcome line was read. */
+static const char *failed_tail(const struct table *st, int rule)
+{
+	return !st->fails.n ? "" : rule ? " --- |" : " failed runs |";
+}
+
+/* %.2f, or - for NAN, as one cell. */
+static void num_cell(double v)
+{
+	if (isnan(v))
+		printf(" - |");
+	else
+		printf(" %.2f |", v);
 }
 
 static const struct published *published_of(struct table *st, const struct medrec *r)
@@ -170,31 +263,38 @@ static void scaling(struct table *st, int with_published)
 		size_t n = group(st, &gs, id, g);
 		printf("%s## %s b%ld %s\n\n", id ? "\n" : "", framework_display(g[0]->framework),
 		       g[0]->key.batch, g[0]->key.prec);
-		/* our columns when a row of the group has them (stats.c) */
-		int with_stats = 0;
-		for (size_t j = 0; j < n; j++)
+		/* our columns when a row of the group has them (stats.c), or
+		 * when none has a record, unless the mode is DLPerf's */
+		int with_stats = 0, records = 0;
+		for (size_t j = 0; j < n; j++) {
 			with_stats |= st->extras[g[j] - st->rows].st.has;
+			records |= !st->extras[g[j] - st->rows].all_failed;
+		}
+		with_stats |= !records && !st->dlperf;
 		if (with_stats) {
-			rowstats_header(&st->env, with_published);
+			rowstats_header(&st->env, failed_tail(st, 0), failed_tail(st, 1),
+					with_published);
 		} else {
 			printf("| node_num | gpu_num_per_node | batch_size_per_device | samples/s "
-			       "| speedup | n | spread |%s\n",
-			       env_tail(&st->env, with_published, 0));
-			printf("| --- | --- | --- | --- | --- | --- | --- |%s\n",
-			       env_tail(&st->env, with_published, 1));
+			       "| speedup | n | spread |%s%s\n",
+			       failed_tail(st, 0), env_tail(&st->env, with_published, 0));
+			printf("| --- | --- | --- | --- | --- | --- | --- |%s%s\n",
+			       failed_tail(st, 1), env_tail(&st->env, with_published, 1));
 		}
 		for (size_t j = 0; j < n; j++) {
 			const struct medrec *r = g[j];
-			if (with_stats) {
-				printf("| %ld | %ld | %ld |", r->key.nodes, r->key.gpus,
-				       r->key.batch);
-				rowstats_cells(r, &st->extras[r - st->rows].st, speedup_of(st, r),
-					       spread_of(st, r));
+			const struct extra *x = &st->extras[r - st->rows];
+			printf("| %ld | %ld | %ld |", r->key.nodes, r->key.gpus, r->key.batch);
+			if (x->all_failed) {
+				failed_row_cells(x->fail, with_stats);
+			} else if (with_stats) {
+				rowstats_cells(r, &x->st, speedup_of(st, r), spread_of(st, r));
 			} else {
-				printf("| %ld | %ld | %ld | %.2f | %.2f | %ld | %.1f%% |",
-				       r->key.nodes, r->key.gpus, r->key.batch, r->median,
-				       speedup_of(st, r), r->n, spread_of(st, r));
+				printf(" %.2f |", r->median);
+				num_cell(speedup_of(st, r));
+				printf(" %ld | %.1f%% |", r->n, spread_of(st, r));
 			}
+			failed_cell(&st->fails, r->framework, r->keytext);
 			env_memory_cell(&st->env, r->framework, r->keytext);
 			if (with_published) {
 				const struct published *p = published_of(st, r);
@@ -276,10 +376,14 @@ static void compare(struct table *st)
 				cell[col[fid[g[m] - st->rows]]] = m;
 			printf("| %ld | %ld |", g[j]->key.nodes, g[j]->key.nodes * g[j]->key.gpus);
 			for (size_t k = 0; k < nfw; k++)
-				if (cell[k] != HASH_NONE)
-					printf(" %.2f |", g[cell[k]]->median);
-				else
+				if (cell[k] == HASH_NONE)
 					printf(" - |");
+				else if (st->extras[g[cell[k]] - st->rows].all_failed)
+					printf(" %s |",
+					       outcome_cells[failed_status(
+						       st->extras[g[cell[k]] - st->rows].fail)]);
+				else
+					printf(" %.2f |", g[cell[k]]->median);
 			for (size_t k = 0; k < nfw; k++)
 				env_memory_cell(&st->env, fw[k], g[j]->keytext);
 			putchar('\n');
@@ -315,13 +419,22 @@ static void json(struct table *st)
 	groups_free(&gs);
 	printf("{\"r50\": {");
 	for (size_t j = 0; j < n; j++) {
-		fmt_shortest(a, sizeof a, g[j]->mean);
-		fmt_shortest(m, sizeof m, g[j]->median);
-		fmt_shortest(s, sizeof s, speedup_of(st, g[j]));
+		const struct extra *x = &st->extras[g[j] - st->rows];
+		/* null: no figure (every run failed, or the speedup's base did) */
+		strcpy(a, "null");
+		strcpy(m, "null");
+		strcpy(s, "null");
+		if (!x->all_failed) {
+			fmt_shortest(a, sizeof a, g[j]->mean);
+			fmt_shortest(m, sizeof m, g[j]->median);
+		}
+		if (!isnan(x->speedup))
+			fmt_shortest(s, sizeof s, x->speedup);
 		printf("%s\"%ldn%ldg\": {\"average_speed\": %s, \"batch_size_per_device\": %ld, "
 		       "\"median_speed\": %s, \"speedup\": %s",
 		       j ? ", " : "", g[j]->key.nodes, g[j]->key.gpus, a, g[j]->key.batch, m, s);
-		rowstats_json(g[j], &st->extras[g[j] - st->rows].st);
+		rowstats_json(g[j], &x->st);
+		failed_json(&st->fails, g[j]->framework, g[j]->keytext, x->all_failed);
 		env_json_case(&st->env, g[j]->framework, g[j]->keytext);
 		putchar('}');
 	}
@@ -346,7 +459,8 @@ int filter_run(int argc, char **argv)
 		"    | node_num | gpu_num_per_node | batch_size_per_device | samples/s "
 		"| speedup | n | spread |[ memory |][ published |]\n"
 		"    with the interval fields: samples/s | ± | speedup | ± | efficiency | n\n"
-		"    | spread | cv | noisy |; then a footer of machine, versions, settings\n"
+		"    | spread | cv | noisy |; a failed runs column and OOM, failed or timeout\n"
+		"    rows with # outcome lines; then a footer of machine, versions, settings\n"
 		"  compare: per batch, precision: | node num | device num | <framework> ... |\n"
 		"  json: {\"r50\": {\"<N>n<G>g\": {...}, ...}}, cases in ladder order, one line";
 	opterr = 0;
@@ -375,16 +489,22 @@ int filter_run(int argc, char **argv)
 		while (input_record(&in))
 			if (!in.meta)
 				read_row(&st, &in);
-			else
+			else if (meta_mode(&in, 0))
+				st.dlperf = 1;
+			else if (!failures_read(&st.fails, &in))
 				env_read(&st.env, &in);
+	add_failed(&st);
+	check_dashes(&st);
 	if (strcmp(style, "scaling") == 0)
 		scaling(&st, published != NULL);
 	else if (strcmp(style, "compare") == 0)
 		compare(&st);
 	else
 		json(&st);
-	if (strcmp(style, "json") != 0)
+	if (strcmp(style, "json") != 0) {
 		env_footer(&st.env);
+		failed_footer(&st.fails, st.env.nitems == 0);
+	}
 	finish_output();
 	return 0;
 }

@@ -1,7 +1,7 @@
 /*
  * table.h — what table's files share: main.c (reading, grouping, the three
- * outputs) and stats.c (our statistics columns: half-widths, efficiency,
- * the noisy mark).
+ * outputs), stats.c (our statistics columns: half-widths, efficiency,
+ * the noisy mark) and failed.c (the runs that failed: outcome lines).
  */
 #ifndef TABLE_H
 #define TABLE_H
@@ -22,12 +22,14 @@ struct rowstats {
 };
 
 /* Read the columns after the median fields (median_nf: MEDREC_NF or
- * MEDREC_STATS_NF) of the record just read into s; returns the speedup.
- * Errors name file and line. */
+ * MEDREC_STATS_NF) of the record just read into s; returns the speedup,
+ * NAN for "-" (its base's runs all failed: then speedup_pm and efficiency
+ * are "-" too). Errors name file and line. */
 double rowstats_read(struct input *in, int median_nf, const struct medrec *r, struct rowstats *s);
-/* -s scaling with our columns: the header (two lines) and a row's cells
- * after batch_size_per_device, up to the published column. */
-void rowstats_header(const struct env *env, int with_published);
+/* -s scaling with our columns: the header (two lines; tail and rule end
+ * them before the memory and published columns) and a row's cells after
+ * batch_size_per_device, up to the failed runs column. */
+void rowstats_header(const struct env *env, const char *tail, const char *rule, int with_published);
 void rowstats_cells(const struct medrec *r, const struct rowstats *s, double speedup,
 		    double spread);
 /* -s json: our keys of a case, each after ", " ("" without our columns). */
@@ -35,5 +37,50 @@ void rowstats_json(const struct medrec *r, const struct rowstats *s);
 /* The runs that bring the half-width to 1 %: ceil(4 x 1.96^2 x CV^2 / W^2),
  * W = 0.02, CV a fraction (pyperf's formula). */
 long runs_for_1pct(double cv_pct);
+
+/* failed.c: the outcome lines, per configuration (a part of the call's
+ * state, zeroed at first). */
+struct failrun {
+	long run;
+	enum outcome_status status;
+	long exit;
+	char *reason; /* NULL: none given */
+};
+struct failed {
+	char *fw, *keytext;
+	struct key key;
+	struct failrun *runs;
+	size_t n, cap;
+	const char *file; /* its first outcome line */
+	long line;
+};
+struct failures {
+	struct failed *v;
+	size_t n, cap;
+	struct hash index; /* (fw, key) → v[i] */
+	struct hkey hk;
+	struct metaline m;
+};
+
+/* Take in's meta line when it is an outcome line (1), else 0; a second
+ * outcome of one run is an error. */
+int failures_read(struct failures *fs, const struct input *in);
+/* The failed runs of a configuration, or NULL. */
+const struct failed *failures_of(struct failures *fs, const char *fw, const char *key);
+/* The status its runs share, else failed. */
+enum outcome_status failed_status(const struct failed *f);
+/* The cells of a row whose runs all failed, from samples/s to the column
+ * before "failed runs": the status, then "-" (n 0). */
+void failed_row_cells(const struct failed *f, int with_stats);
+/* -s scaling: " runs 1,2: OOM; run 3: timeout |" or " - |" when any
+ * outcome line was read (the "failed runs" column), else nothing. */
+void failed_cell(struct failures *fs, const char *fw, const char *key);
+/* Markdown: one line a configuration and status, "- **failed runs**: fw
+ * key runs 1,2: OOM (exit 1): <the first one's reason>"; a blank line first
+ * when blank_before. */
+void failed_footer(struct failures *fs, int blank_before);
+/* -s json: a case's ", \"outcome\": \"oom\"" (all_failed) and ",
+ * \"failed_runs\": [{\"run\": 3, \"status\": \"oom\", \"exit\": 1, \"reason\": ..}]". */
+void failed_json(struct failures *fs, const char *fw, const char *key, int all_failed);
 
 #endif

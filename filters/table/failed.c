@@ -1,0 +1,190 @@
+/*
+ * failed.c — table's failed runs: the outcome lines of runs that left no
+ * log (doc/formats.md), as bin/outcome wrote them and median passed them on,
+ *
+ *   # outcome framework=<fw> key=<key> run=<r> status=oom|failed|timeout exit=<n> [reason=<text>]
+ *
+ * read by lib/meta.c's grammar (a malformed one is an error naming file
+ * and line) and kept per configuration, found in a hash table. Writes the
+ * cells of a configuration whose runs all failed (its samples/s cell says
+ * OOM, failed or timeout, as DLPerf's tables say OOM), the "failed runs"
+ * column, the footer's lines and the JSON's keys.
+ */
+#include "table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int failures_read(struct failures *fs, const struct input *in)
+{
+	struct metaline *m = &fs->m;
+
+	if (metaline_parse(in, in->line, META_RUN, m) != META_OUTCOME)
+		return 0;
+	hkey_start(&fs->hk);
+	hkey_str(&fs->hk, m->framework);
+	hkey_str(&fs->hk, m->key);
+	size_t i = hash_intern(&fs->index, &fs->hk, fs->n);
+	if (i == fs->n) {
+		fs->v = xgrow(fs->v, &fs->cap, fs->n + 1, sizeof *fs->v);
+		struct failed *f = &fs->v[fs->n++];
+		memset(f, 0, sizeof *f);
+		f->fw = xstrdup(m->framework);
+		f->keytext = xstrdup(m->key);
+		f->key = m->runkey;
+		f->file = in->name;
+		f->line = in->lineno;
+	}
+	struct failed *f = &fs->v[i];
+	for (size_t r = 0; r < f->n; r++)
+		if (f->runs[r].run == m->run)
+			record_die(in, "a second outcome of run %ld of %s %s", m->run, f->fw,
+				   f->keytext);
+	f->runs = xgrow(f->runs, &f->cap, f->n + 1, sizeof *f->runs);
+	f->runs[f->n++] =
+		(struct failrun){m->run, m->status, m->exit, m->reason ? xstrdup(m->reason) : NULL};
+	return 1;
+}
+
+const struct failed *failures_of(struct failures *fs, const char *fw, const char *key)
+{
+	hkey_start(&fs->hk);
+	hkey_str(&fs->hk, fw);
+	hkey_str(&fs->hk, key);
+	size_t i = hash_find(&fs->index, &fs->hk);
+	return i == HASH_NONE ? NULL : &fs->v[i];
+}
+
+enum outcome_status failed_status(const struct failed *f)
+{
+	for (size_t r = 1; r < f->n; r++)
+		if (f->runs[r].status != f->runs[0].status)
+			return OUTCOME_FAILED;
+	return f->runs[0].status;
+}
+
+static int cmp_run(const void *a, const void *b)
+{
+	const struct failrun *x = a, *y = b;
+
+	return (x->run > y->run) - (x->run < y->run);
+}
+
+/* "run 3" or "runs 1,2": the runs of f (sorted) that have status s;
+ * returns their count. */
+static size_t runs_with(const struct failed *f, int s)
+{
+	size_t count = 0, j = 0;
+
+	for (size_t r = 0; r < f->n; r++)
+		count += f->runs[r].status == (enum outcome_status)s;
+	if (!count)
+		return 0;
+	printf("run%s ", count > 1 ? "s" : "");
+	for (size_t r = 0; r < f->n; r++)
+		if (f->runs[r].status == (enum outcome_status)s)
+			printf("%s%ld", j++ ? "," : "", f->runs[r].run);
+	return count;
+}
+
+static int has_status(const struct failed *f, int s)
+{
+	for (size_t r = 0; r < f->n; r++)
+		if (f->runs[r].status == (enum outcome_status)s)
+			return 1;
+	return 0;
+}
+
+/* "run 3: OOM" or "runs 1,2: OOM; run 4: timeout", by status. */
+static void describe(struct failed *f)
+{
+	int k = 0;
+
+	qsort(f->runs, f->n, sizeof *f->runs, cmp_run);
+	for (int s = 0; s < OUTCOME_NSTATUS; s++) {
+		if (!has_status(f, s))
+			continue;
+		fputs(k++ ? "; " : "", stdout);
+		runs_with(f, s);
+		printf(": %s", outcome_cells[s]);
+	}
+}
+
+void failed_row_cells(const struct failed *f, int with_stats)
+{
+	const char *cell = outcome_cells[failed_status(f)];
+
+	if (with_stats)
+		printf(" %s | - | - | - | - | 0 | - | - | - |", cell);
+	else
+		printf(" %s | - | 0 | - |", cell);
+}
+
+void failed_cell(struct failures *fs, const char *fw, const char *key)
+{
+	const struct failed *f = failures_of(fs, fw, key);
+
+	if (!fs->n)
+		return;
+	if (!f) {
+		printf(" - |");
+		return;
+	}
+	putchar(' ');
+	describe((struct failed *)f);
+	printf(" |");
+}
+
+/* A reason as one line of markdown: control bytes as blanks. */
+static void put_line(const char *s)
+{
+	for (; *s; s++)
+		putchar((unsigned char)*s < ' ' || *s == 0x7f ? ' ' : *s);
+}
+
+void failed_footer(struct failures *fs, int blank_before)
+{
+	for (size_t i = 0; i < fs->n; i++) {
+		struct failed *f = &fs->v[i];
+		qsort(f->runs, f->n, sizeof *f->runs, cmp_run);
+		for (int s = 0; s < OUTCOME_NSTATUS; s++) {
+			const struct failrun *first = NULL;
+			for (size_t r = 0; r < f->n && !first; r++)
+				if (f->runs[r].status == (enum outcome_status)s)
+					first = &f->runs[r];
+			if (!first)
+				continue;
+			printf("%s- **failed runs**: %s %s ", blank_before ? "\n" : "", f->fw,
+			       f->keytext);
+			blank_before = 0;
+			runs_with(f, s);
+			printf(": %s (exit %ld)", outcome_cells[s], first->exit);
+			if (first->reason) {
+				printf(": ");
+				put_line(first->reason);
+			}
+			putchar('\n');
+		}
+	}
+}
+
+void failed_json(struct failures *fs, const char *fw, const char *key, int all_failed)
+{
+	const struct failed *f = failures_of(fs, fw, key);
+
+	if (!f)
+		return;
+	if (all_failed)
+		printf(", \"outcome\": \"%s\"", outcome_names[failed_status(f)]);
+	printf(", \"failed_runs\": [");
+	for (size_t r = 0; r < f->n; r++) {
+		printf("%s{\"run\": %ld, \"status\": \"%s\", \"exit\": %ld", r ? ", " : "",
+		       f->runs[r].run, outcome_names[f->runs[r].status], f->runs[r].exit);
+		if (f->runs[r].reason) {
+			printf(", \"reason\": ");
+			json_string(f->runs[r].reason);
+		}
+		putchar('}');
+	}
+	putchar(']');
+}
