@@ -10,9 +10,10 @@
  * status is oom when a line says the run ran out of memory (the messages
  * of CUDA, cuDNN, cuBLAS, NCCL, each framework and bench: oom_messages
  * below), else timeout when the exit status is launch's 124, else failed.
- * reason is that out-of-memory line, else launch's "timed out" line, else
+ * reason is the last out-of-memory line (the exception's own message comes
+ * after the lines that name its class), else launch's "timed out" line, else
  * the last line that tells an error (error, fail, abort, exception, fatal,
- * killed) and is not launch's own summary of the exit status, else the
+ * killed) and is not one of launch's own, else the
  * last launch line, else the last line that is not blank: blanks around
  * it dropped, at most REASON_MAX bytes (cut between characters). Meta
  * lines ('#': launch's header and environment, a pipeline's settings) are
@@ -73,7 +74,7 @@ static const char *const error_words[] = {"error", "fail", "abort", "exception",
 
 /* One call's state (filter.h): the lines kept so far. */
 struct outcome {
-	char *oom;     /* the first out-of-memory line */
+	char *oom;     /* the last out-of-memory line */
 	char *timeout; /* launch's "timed out after" line */
 	char *error;   /* the last line that tells an error, not launch's */
 	char *launch;  /* the last line of launch's */
@@ -117,7 +118,7 @@ static void line(struct outcome *st, char *s)
 	if (*s == '\0' || *s == '#')
 		return;
 	keep(&st->last, s);
-	if (!st->oom && is_oom(s))
+	if (is_oom(s))
 		keep(&st->oom, s);
 	if (strncmp(s, st->key, strlen(st->key)) == 0) {
 		const char *rest = s + strlen(st->key) - 2; /* ": ..." */

@@ -354,6 +354,8 @@ static void add_failed(struct plotdata *d, struct reader *rd)
 	struct failrun *v = rd->fails;
 	size_t n = rd->nfails;
 
+	if (!n)
+		return;
 	qsort(v, n, sizeof *v, cmp_failrun);
 	for (size_t i = 1; i < n; i++)
 		if (!cmp_failrun(&v[i - 1], &v[i]))

@@ -36,14 +36,29 @@ int failures_read(struct failures *fs, const struct input *in)
 		f->line = in->lineno;
 	}
 	struct failed *f = &fs->v[i];
-	for (size_t r = 0; r < f->n; r++)
-		if (f->runs[r].run == m->run)
-			record_die(in, "a second outcome of run %ld of %s %s", m->run, f->fw,
-				   f->keytext);
+	hkey_start(&fs->hk);
+	hkey_long(&fs->hk, (long)i);
+	hkey_long(&fs->hk, m->run);
+	if (hash_intern(&fs->runs, &fs->hk, fs->nruns) != fs->nruns)
+		record_die(in, "a second outcome of run %ld of %s %s", m->run, f->fw, f->keytext);
+	fs->nruns++;
 	f->runs = xgrow(f->runs, &f->cap, f->n + 1, sizeof *f->runs);
 	f->runs[f->n++] =
 		(struct failrun){m->run, m->status, m->exit, m->reason ? xstrdup(m->reason) : NULL};
 	return 1;
+}
+
+static int cmp_run(const void *a, const void *b)
+{
+	const struct failrun *x = a, *y = b;
+
+	return (x->run > y->run) - (x->run < y->run);
+}
+
+void failures_sort(struct failures *fs)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		qsort(fs->v[i].runs, fs->v[i].n, sizeof *fs->v[i].runs, cmp_run);
 }
 
 const struct failed *failures_of(struct failures *fs, const char *fw, const char *key)
@@ -61,13 +76,6 @@ enum outcome_status failed_status(const struct failed *f)
 		if (f->runs[r].status != f->runs[0].status)
 			return OUTCOME_FAILED;
 	return f->runs[0].status;
-}
-
-static int cmp_run(const void *a, const void *b)
-{
-	const struct failrun *x = a, *y = b;
-
-	return (x->run > y->run) - (x->run < y->run);
 }
 
 /* "run 3" or "runs 1,2": the runs of f (sorted) that have status s;
@@ -96,11 +104,10 @@ static int has_status(const struct failed *f, int s)
 }
 
 /* "run 3: OOM" or "runs 1,2: OOM; run 4: timeout", by status. */
-static void describe(struct failed *f)
+static void describe(const struct failed *f)
 {
 	int k = 0;
 
-	qsort(f->runs, f->n, sizeof *f->runs, cmp_run);
 	for (int s = 0; s < OUTCOME_NSTATUS; s++) {
 		if (!has_status(f, s))
 			continue;
@@ -131,7 +138,7 @@ void failed_cell(struct failures *fs, const char *fw, const char *key)
 		return;
 	}
 	putchar(' ');
-	describe((struct failed *)f);
+	describe(f);
 	printf(" |");
 }
 
@@ -142,11 +149,29 @@ static void put_line(const char *s)
 		putchar((unsigned char)*s < ' ' || *s == 0x7f ? ' ' : *s);
 }
 
+/* By framework, then ladder order. */
+static int cmp_config(const void *a, const void *b)
+{
+	const struct failed *x = *(const struct failed *const *)a,
+			    *y = *(const struct failed *const *)b;
+	int c = strcmp(x->fw, y->fw);
+
+	if (!c)
+		c = key_ladder_cmp(&x->key, &y->key);
+	if (!c)
+		c = strcmp(x->keytext, y->keytext);
+	return c;
+}
+
 void failed_footer(struct failures *fs, int blank_before)
 {
+	struct failed **order = xmalloc((fs->n ? fs->n : 1) * sizeof *order);
+
+	for (size_t i = 0; i < fs->n; i++)
+		order[i] = &fs->v[i];
+	qsort(order, fs->n, sizeof *order, cmp_config);
 	for (size_t i = 0; i < fs->n; i++) {
-		struct failed *f = &fs->v[i];
-		qsort(f->runs, f->n, sizeof *f->runs, cmp_run);
+		const struct failed *f = order[i];
 		for (int s = 0; s < OUTCOME_NSTATUS; s++) {
 			const struct failrun *first = NULL;
 			for (size_t r = 0; r < f->n && !first; r++)
@@ -166,6 +191,7 @@ void failed_footer(struct failures *fs, int blank_before)
 			putchar('\n');
 		}
 	}
+	free(order);
 }
 
 void failed_json(struct failures *fs, const char *fw, const char *key, int all_failed)

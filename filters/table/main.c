@@ -134,6 +134,7 @@ static void read_row(struct table *st, struct input *in)
  * failed runs, the others a row of their own (no figures, n 0). */
 static void add_failed(struct table *st)
 {
+	failures_sort(&st->fails);
 	for (size_t i = 0; i < st->fails.n; i++) {
 		const struct failed *f = &st->fails.v[i];
 		hkey_start(&st->hk);

@@ -58,6 +58,8 @@ struct failures {
 	struct failed *v;
 	size_t n, cap;
 	struct hash index; /* (fw, key) → v[i] */
+	struct hash runs;  /* (i, run) → its place among all runs */
+	size_t nruns;
 	struct hkey hk;
 	struct metaline m;
 };
@@ -65,6 +67,8 @@ struct failures {
 /* Take in's meta line when it is an outcome line (1), else 0; a second
  * outcome of one run is an error. */
 int failures_read(struct failures *fs, const struct input *in);
+/* Once all are read: each configuration's runs in run order. */
+void failures_sort(struct failures *fs);
 /* The failed runs of a configuration, or NULL. */
 const struct failed *failures_of(struct failures *fs, const char *fw, const char *key);
 /* The status its runs share, else failed. */
@@ -75,9 +79,9 @@ void failed_row_cells(const struct failed *f, int with_stats);
 /* -s scaling: " runs 1,2: OOM; run 3: timeout |" or " - |" when any
  * outcome line was read (the "failed runs" column), else nothing. */
 void failed_cell(struct failures *fs, const char *fw, const char *key);
-/* Markdown: one line a configuration and status, "- **failed runs**: fw
- * key runs 1,2: OOM (exit 1): <the first one's reason>"; a blank line first
- * when blank_before. */
+/* Markdown: one line a configuration and status, by framework and in
+ * ladder order, "- **failed runs**: fw key runs 1,2: OOM (exit 1): <the
+ * first one's reason>"; a blank line first when blank_before. */
 void failed_footer(struct failures *fs, int blank_before);
 /* -s json: a case's ", \"outcome\": \"oom\"" (all_failed) and ",
  * \"failed_runs\": [{\"run\": 3, \"status\": \"oom\", \"exit\": 1, \"reason\": ..}]". */
