@@ -1,5 +1,6 @@
 /*
- * plot.h — what plot's reader (series.c) hands its writers (main.c: the
+ * plot.h — what plot's reader (series.c, with failed.c for the outcome
+ * lines) hands its writers (main.c: the
  * gnuplot script; page.c: the HTML page): the records grouped into one
  * series a framework, in ladder order, with the configurations whose runs
  * all failed among them (outcome lines), the published series, and the
@@ -70,6 +71,32 @@ struct plotdata {
 	size_t nenv;
 	char machine[256]; /* "" when no environment line names it */
 };
+
+/* failed.c: the outcome lines as read, kept until every record is (a
+ * part of the reader's state, {0} at first). */
+struct failrun {
+	char *framework;
+	struct key key;
+	char keytext[KEY_MAX];
+	long run;
+	enum outcome_status status;
+	const char *file;
+	long line;
+};
+struct faillist {
+	struct failrun *v;
+	size_t n, cap;
+};
+void faillist_add(struct faillist *l, const struct metaline *m, const struct input *in);
+/* By configuration, then status and run; a run met twice is an error
+ * naming its second line. */
+void faillist_sort(struct faillist *l);
+/* The configuration whose lines start at v[i] (sorted): the status its
+ * runs share, else failed, and "runs 1,2: OOM; run 3: timeout" in buf (cut
+ * at size); returns the index after its lines. */
+size_t faillist_config(const struct faillist *l, size_t i, enum outcome_status *status, char *buf,
+		       size_t size);
+void faillist_free(struct faillist *l);
 
 /* Read the records of argv's files (stdin when none) into d; -s compare
  * allows several frameworks; published (or NULL) is a -p file. Dies naming

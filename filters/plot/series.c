@@ -4,14 +4,13 @@
  * order), the published file's points, the mode line and the environment
  * meta lines ("# env framework=.. key=.. run=.. node=.. <name>=<value>",
  * parsed and decoded by lib/meta.c: a malformed one is an error), counted
- * by name and value. Outcome lines (runs that failed, doc/formats.md) mark
- * their configuration's point, or make one without figures when its runs
- * all failed.
+ * by name and value. Outcome lines (runs that failed, doc/formats.md:
+ * failed.c) mark their configuration's point, or make one without figures
+ * when its runs all failed.
  */
 #include "plot.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,19 +24,7 @@ struct reader {
 	struct hkey k;
 	struct metaline meta;  /* the meta line just read */
 	long records;          /* records read */
-	struct failrun *fails; /* the outcome lines, added once all records are read */
-	size_t nfails, capfails;
-};
-
-/* An outcome line as read. */
-struct failrun {
-	char *framework;
-	struct key key;
-	char keytext[KEY_MAX];
-	long run;
-	enum outcome_status status;
-	const char *file;
-	long line;
+	struct faillist fails; /* the outcome lines, added once all records are read */
 };
 
 static struct series *series_of(struct plotdata *d, struct reader *rd, const char *file, long line,
@@ -268,58 +255,15 @@ static void add_record(struct plotdata *d, struct reader *rd, struct input *in, 
 	free(r.field[0]);
 }
 
-/* An outcome line: kept until every record is read (add_failed). */
+/* An outcome line: kept until every record is read (add_failed); it sets
+ * the plot's batch and precision, and makes its series, as a record would. */
 static void keep_outcome(struct plotdata *d, struct reader *rd, const struct input *in, int compare)
 {
 	const struct metaline *m = &rd->meta;
 
 	check_setting(d, in, m->framework, m->key, &m->runkey, compare);
-	rd->fails = xgrow(rd->fails, &rd->capfails, rd->nfails + 1, sizeof *rd->fails);
-	struct failrun *f = &rd->fails[rd->nfails++];
-	f->framework = xstrdup(m->framework);
-	f->key = m->runkey;
-	key_format(&m->runkey, f->keytext, sizeof f->keytext);
-	f->run = m->run;
-	f->status = m->status;
-	f->file = in->name;
-	f->line = in->lineno;
-	/* the first line sets the plot's batch and precision as a record would */
+	faillist_add(&rd->fails, m, in);
 	series_of(d, rd, in->name, in->lineno, m->framework, &m->runkey);
-}
-
-/* By configuration (framework, key), then run. */
-static int cmp_failrun(const void *a, const void *b)
-{
-	const struct failrun *x = a, *y = b;
-	int c = strcmp(x->framework, y->framework);
-
-	if (!c)
-		c = strcmp(x->keytext, y->keytext);
-	return c ? c : (x->run > y->run) - (x->run < y->run);
-}
-
-/* ... then status before run. */
-static int cmp_failstatus(const void *a, const void *b)
-{
-	const struct failrun *x = a, *y = b;
-	int c = strcmp(x->framework, y->framework);
-
-	if (!c)
-		c = strcmp(x->keytext, y->keytext);
-	if (!c)
-		c = (x->status > y->status) - (x->status < y->status);
-	return c ? c : (x->run > y->run) - (x->run < y->run);
-}
-
-/* Append to buf (size, *len so far), cut at its end. */
-static void LIB_PRINTF(4, 5) append(char *buf, size_t size, size_t *len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf + *len, size - *len, fmt, ap);
-	va_end(ap);
-	*len += strlen(buf + *len);
 }
 
 /* The point of an outcome line's configuration, made (all_failed, no
@@ -342,49 +286,22 @@ static struct point *failed_point(struct plotdata *d, struct reader *rd, const s
 		p->median = p->mean = p->min = p->max = p->speedup = p->efficiency = NAN;
 		p->ci_lo = p->ci_hi = p->cv = p->speedup_pm = -1;
 		p->all_failed = 1;
-		p->status = f->status;
 	}
 	return &s->pts[j];
 }
 
-/* The outcome lines onto their points: "runs 1,2: OOM; run 3: timeout";
- * a run met twice is an error. */
+/* The outcome lines onto their points (failed.c says what of them). */
 static void add_failed(struct plotdata *d, struct reader *rd)
 {
-	struct failrun *v = rd->fails;
-	size_t n = rd->nfails;
+	enum outcome_status status;
+	char text[sizeof d->series->pts->failed];
 
-	if (!n)
-		return;
-	qsort(v, n, sizeof *v, cmp_failrun);
-	for (size_t i = 1; i < n; i++)
-		if (!cmp_failrun(&v[i - 1], &v[i]))
-			die_at(v[i].file, v[i].line, "a second outcome of run %ld of %s %s",
-			       v[i].run, v[i].framework, v[i].keytext);
-	qsort(v, n, sizeof *v, cmp_failstatus);
-	for (size_t i = 0; i < n;) {
-		struct point *p = failed_point(d, rd, &v[i]);
-		size_t len = 0;
-		while (i < n) {
-			size_t e = i;
-			while (e < n && !strcmp(v[e].framework, v[i].framework) &&
-			       !strcmp(v[e].keytext, v[i].keytext) && v[e].status == v[i].status)
-				e++;
-			if (p->all_failed && v[i].status != p->status)
-				p->status = OUTCOME_FAILED;
-			append(p->failed, sizeof p->failed, &len, "%srun%s ", len ? "; " : "",
-			       e - i > 1 ? "s" : "");
-			for (size_t q = i; q < e; q++)
-				append(p->failed, sizeof p->failed, &len, "%s%ld", q > i ? "," : "",
-				       v[q].run);
-			append(p->failed, sizeof p->failed, &len, ": %s",
-			       outcome_cells[v[i].status]);
-			int next = e < n && !strcmp(v[e].framework, v[i].framework) &&
-				   !strcmp(v[e].keytext, v[i].keytext);
-			i = e;
-			if (!next)
-				break;
-		}
+	faillist_sort(&rd->fails);
+	for (size_t i = 0, end; i < rd->fails.n; i = end) {
+		end = faillist_config(&rd->fails, i, &status, text, sizeof text);
+		struct point *p = failed_point(d, rd, &rd->fails.v[i]);
+		p->status = status;
+		memcpy(p->failed, text, sizeof text);
 	}
 }
 
@@ -406,9 +323,7 @@ void plotdata_read(struct plotdata *d, int argc, char **argv, int compare, const
 				env_from(d, &rd, &in);
 		}
 	add_failed(d, &rd);
-	for (size_t i = 0; i < rd.nfails; i++)
-		free(rd.fails[i].framework);
-	free(rd.fails);
+	faillist_free(&rd.fails);
 	hash_free(&rd.series);
 	hash_free(&rd.points);
 	hash_free(&rd.env);

@@ -5,13 +5,15 @@
  *   # outcome framework=<fw> key=<key> run=<r> status=oom|failed|timeout exit=<n> [reason=<text>]
  *
  * read by lib/meta.c's grammar (a malformed one is an error naming file
- * and line) and kept per configuration, found in a hash table. Writes the
- * cells of a configuration whose runs all failed (its samples/s cell says
- * OOM, failed or timeout, as DLPerf's tables say OOM), the "failed runs"
- * column, the footer's lines and the JSON's keys.
+ * and line) and kept per configuration, found in a hash table; adds the
+ * rows of the configurations whose runs all failed to the table's. Writes
+ * their cells (the samples/s cell says OOM, failed or timeout, as DLPerf's
+ * tables say OOM), the "failed runs" column, the footer's lines and the
+ * JSON's keys.
  */
 #include "table.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -213,4 +215,70 @@ void failed_json(struct failures *fs, const char *fw, const char *key, int all_f
 		putchar('}');
 	}
 	putchar(']');
+}
+
+/* The configurations of the outcome lines: those with a record get their
+ * failed runs, the others a row of their own (no figures, n 0). */
+static void add_rows(struct table *st)
+{
+	failures_sort(&st->fails);
+	for (size_t i = 0; i < st->fails.n; i++) {
+		const struct failed *f = &st->fails.v[i];
+		hkey_start(&st->hk);
+		hkey_str(&st->hk, f->fw);
+		hkey_str(&st->hk, f->keytext);
+		size_t j = hash_find(&st->rowindex, &st->hk);
+		if (j != HASH_NONE) {
+			st->extras[j].fail = f;
+			continue;
+		}
+		size_t a = strlen(f->fw) + 1, b = strlen(f->keytext) + 1;
+		char *p = xmalloc(a + b);
+		memcpy(p, f->fw, a);
+		memcpy(p + a, f->keytext, b);
+		struct medrec r = {.field = {p, p + a},
+				   .framework = p,
+				   .keytext = p + a,
+				   .key = f->key,
+				   .median = NAN,
+				   .mean = NAN,
+				   .min = NAN,
+				   .max = NAN,
+				   .n = 0,
+				   .file = f->file,
+				   .line = f->line};
+		st->rows = xgrow(st->rows, &st->caprows, st->nrows + 1, sizeof *st->rows);
+		st->extras = xgrow(st->extras, &st->capextras, st->nrows + 1, sizeof *st->extras);
+		st->rows[st->nrows] = r;
+		st->extras[st->nrows] =
+			(struct extra){.speedup = NAN, .spread = NAN, .fail = f, .all_failed = 1};
+		hash_intern(&st->rowindex, &st->hk, st->nrows++);
+	}
+}
+
+/* A speedup of "-" says that its 1n1g base's runs all failed: that base
+ * must be a row of outcome lines alone. */
+static void check_dashes(struct table *st)
+{
+	for (size_t i = 0; i < st->nrows; i++) {
+		const struct medrec *r = &st->rows[i];
+		char base[KEY_MAX];
+		struct key k = r->key;
+		if (st->extras[i].all_failed || !isnan(st->extras[i].speedup))
+			continue;
+		k.nodes = k.gpus = 1;
+		key_format(&k, base, sizeof base);
+		hkey_start(&st->hk);
+		hkey_str(&st->hk, r->framework);
+		hkey_str(&st->hk, base);
+		size_t j = hash_find(&st->rowindex, &st->hk);
+		if (j == HASH_NONE || !st->extras[j].all_failed)
+			die_at(r->file, r->line, "speedup '-' is not a number");
+	}
+}
+
+void failed_rows(struct table *st)
+{
+	add_rows(st);
+	check_dashes(st);
 }

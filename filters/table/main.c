@@ -57,31 +57,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* What table computes or reads beyond the median record; extras[i] goes
- * with rows[i]. */
-struct extra {
-	double speedup, spread;    /* speedup NAN: "-" */
-	struct rowstats st;        /* our columns (stats.c) */
-	const struct failed *fail; /* its failed runs (failed.c), or NULL */
-	int all_failed;            /* no record: every run failed */
-};
-
-/* One call's state (filter.h). */
-struct table {
-	struct medrec *rows;
-	struct extra *extras;
-	size_t nrows, caprows, capextras;
-	void *seen; /* medrec_unique's tree */
-	struct published *pubs;
-	size_t npubs;
-	struct hash pubindex; /* published_key → pubs[i] */
-	struct hkey hk;
-	struct env env;        /* launch's lines (env.c, mem.c) */
-	struct failures fails; /* the outcome lines (failed.c) */
-	int dlperf;            /* a mode=dlperf line: DLPerf's records */
-	struct hash rowindex;  /* (framework, key) → rows[i] */
-};
-
 static double speedup_of(const struct table *st, const struct medrec *r)
 {
 	return st->extras[r - st->rows].speedup;
@@ -128,66 +103,6 @@ static void read_row(struct table *st, struct input *in)
 	st->extras = xgrow(st->extras, &st->capextras, st->nrows + 1, sizeof *st->extras);
 	st->rows[st->nrows] = r;
 	st->extras[st->nrows++] = x;
-}
-
-/* The configurations of the outcome lines: those with a record get their
- * failed runs, the others a row of their own (no figures, n 0). */
-static void add_failed(struct table *st)
-{
-	failures_sort(&st->fails);
-	for (size_t i = 0; i < st->fails.n; i++) {
-		const struct failed *f = &st->fails.v[i];
-		hkey_start(&st->hk);
-		hkey_str(&st->hk, f->fw);
-		hkey_str(&st->hk, f->keytext);
-		size_t j = hash_find(&st->rowindex, &st->hk);
-		if (j != HASH_NONE) {
-			st->extras[j].fail = f;
-			continue;
-		}
-		size_t a = strlen(f->fw) + 1, b = strlen(f->keytext) + 1;
-		char *p = xmalloc(a + b);
-		memcpy(p, f->fw, a);
-		memcpy(p + a, f->keytext, b);
-		struct medrec r = {.field = {p, p + a},
-				   .framework = p,
-				   .keytext = p + a,
-				   .key = f->key,
-				   .median = NAN,
-				   .mean = NAN,
-				   .min = NAN,
-				   .max = NAN,
-				   .n = 0,
-				   .file = f->file,
-				   .line = f->line};
-		st->rows = xgrow(st->rows, &st->caprows, st->nrows + 1, sizeof *st->rows);
-		st->extras = xgrow(st->extras, &st->capextras, st->nrows + 1, sizeof *st->extras);
-		st->rows[st->nrows] = r;
-		st->extras[st->nrows] =
-			(struct extra){.speedup = NAN, .spread = NAN, .fail = f, .all_failed = 1};
-		hash_intern(&st->rowindex, &st->hk, st->nrows++);
-	}
-}
-
-/* A speedup of "-" says that its 1n1g base's runs all failed: that base
- * must be a row of outcome lines alone. */
-static void check_dashes(struct table *st)
-{
-	for (size_t i = 0; i < st->nrows; i++) {
-		const struct medrec *r = &st->rows[i];
-		char base[KEY_MAX];
-		struct key k = r->key;
-		if (st->extras[i].all_failed || !isnan(st->extras[i].speedup))
-			continue;
-		k.nodes = k.gpus = 1;
-		key_format(&k, base, sizeof base);
-		hkey_start(&st->hk);
-		hkey_str(&st->hk, r->framework);
-		hkey_str(&st->hk, base);
-		size_t j = hash_find(&st->rowindex, &st->hk);
-		if (j == HASH_NONE || !st->extras[j].all_failed)
-			die_at(r->file, r->line, "speedup '-' is not a number");
-	}
 }
 
 /* " failed runs |" (rule 0) or " --- |" (1) when an outcome line was read. */
@@ -494,8 +409,7 @@ int filter_run(int argc, char **argv)
 				st.dlperf = 1;
 			else if (!failures_read(&st.fails, &in))
 				env_read(&st.env, &in);
-	add_failed(&st);
-	check_dashes(&st);
+	failed_rows(&st);
 	if (strcmp(style, "scaling") == 0)
 		scaling(&st, published != NULL);
 	else if (strcmp(style, "compare") == 0)

@@ -1,7 +1,8 @@
 /*
  * table.h — what table's files share: main.c (reading, grouping, the three
  * outputs), stats.c (our statistics columns: half-widths, efficiency,
- * the noisy mark) and failed.c (the runs that failed: outcome lines).
+ * the noisy mark) and failed.c (the runs that failed: outcome lines, the
+ * rows they make), and the call's state they work on.
  */
 #ifndef TABLE_H
 #define TABLE_H
@@ -64,6 +65,36 @@ struct failures {
 	struct metaline m;
 };
 
+/* What table computes or reads beyond the median record; extras[i] goes
+ * with rows[i]. */
+struct extra {
+	double speedup, spread;    /* speedup NAN: "-" */
+	struct rowstats st;        /* our columns (stats.c) */
+	const struct failed *fail; /* its failed runs (failed.c), or NULL */
+	int all_failed;            /* no record: every run failed */
+};
+
+/* One call's state (filter.h). */
+struct table {
+	struct medrec *rows;
+	struct extra *extras;
+	size_t nrows, caprows, capextras;
+	void *seen; /* medrec_unique's tree */
+	struct published *pubs;
+	size_t npubs;
+	struct hash pubindex; /* published_key → pubs[i] */
+	struct hkey hk;
+	struct env env;        /* launch's lines (env.c, mem.c) */
+	struct failures fails; /* the outcome lines (failed.c) */
+	int dlperf;            /* a mode=dlperf line: DLPerf's records */
+	struct hash rowindex;  /* (framework, key) → rows[i] */
+};
+
+/* Once all is read: the configurations of the outcome lines with a record
+ * get their failed runs (extras' fail), the others a row of their own (no
+ * figures, n 0, all_failed); a speedup of "-" whose 1n1g base is not such a
+ * row is an error naming its record. */
+void failed_rows(struct table *st);
 /* Take in's meta line when it is an outcome line (1), else 0; a second
  * outcome of one run is an error. */
 int failures_read(struct failures *fs, const struct input *in);
