@@ -247,9 +247,9 @@ $(LOGDIR)/$(FRAMEWORK)/$(1)/%.log: | $$($(FRAMEWORK)_DEPS) $(BIN)/launch $(BIN)/
 	@mkdir -p $$(@D) $(LOGDIR)
 	@echo "run: $(FRAMEWORK) $(1) #$$* …" >&2
 	@o=$$(@D)/$$*.outcome; trap 'rm -f $$@.tmp $$@.err "$$$$o.tmp"' EXIT; start=$$$$(date +%s); \
-	flock $(RUN_LOCK) $(BIN)/launch -t $(TIMEOUT) $(if $(HOSTS),-H $(HOSTS)) \
+	{ flock $(RUN_LOCK) $(BIN)/launch -t $(TIMEOUT) $(if $(HOSTS),-H $(HOSTS)) \
 		$$(if $$($(FRAMEWORK)_VERSIONS),-v $$(call shq,$$($(FRAMEWORK)_VERSIONS))) $(1) -- \
-		$$($(FRAMEWORK)_CMD) 2>&1 > $$@.tmp | { trap '' INT TERM HUP; exec tee $$@.err >&2; } || \
+		$$($(FRAMEWORK)_CMD) > $$@.tmp; } 2>&1 | { trap '' INT TERM HUP; exec tee $$@.err >&2; } || \
 	{ rc=$$$$?; \
 		if $(BIN)/outcome -F $(FRAMEWORK) -k $(1) -r $$* -x $$$$rc $$@.tmp $$@.err > "$$$$o.tmp"; then \
 			mv "$$$$o.tmp" "$$$$o"; st=$$$$(sed 's/.* status=\([a-z]*\).*/\1/' "$$$$o"); \
