@@ -79,6 +79,7 @@ O="$FIXTURES/outcome"
 }
 
 @test "bench's own out-of-memory message, on the CPU backend, is read as out of memory" {
+	need_bin bench
 	run -0 bash -c 'ulimit -v 4000000; bench --batch 4096 --iters 1 --image 224 2>&1 >/dev/null |
 		outcome -F bench -k 1n1g_b4096_fp32 -r 1 -x 1'
 	[[ "$output" == "# outcome framework=bench key=1n1g_b4096_fp32 run=1 status=oom exit=1 reason=bench:%20out%20of%20device%20memory:%20"*"%20MiB%20more%20of%20this%20host's%20memory%20(Cannot%20allocate%20memory);%20a%20smaller%20--batch%20may%20fit" ]]
