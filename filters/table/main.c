@@ -62,7 +62,7 @@ struct table {
 	struct medrec *rows;
 	struct extra *extras;
 	size_t nrows, caprows, capextras;
-	void *seen; /* medrec_unique's tree */
+	void *seen;         /* medrec_unique's tree */
 	struct pubcols pub; /* -p (pubcols.c) */
 	struct hkey hk;
 	struct env env; /* launch's lines (env.c, mem.c) */
