@@ -58,6 +58,11 @@ place() {
 
 # ---- OneFlow's body against the path, its epochs ---------------------------------
 
+# grep-iters -k KEY on stdin: fixture LOG with LINE after its lines.
+with_line() { # log key line
+	{ cat "$1"; printf '%s\n' "$3"; } | grep-iters -k "$2" -
+}
+
 @test "the OneFlow cnns sample at a 1n8g path is an error: the body says 2 nodes" {
 	place oneflow/2n8g/r50_b128_fp32_0.log x/1n8g/r50_b128_fp32_0.log
 	cd "$BATS_TEST_TMPDIR"
@@ -80,22 +85,19 @@ place() {
 }
 
 @test "a OneFlow log is stamped or not from its first line: a line of the other kind is an error naming it" {
-	run -1 --separate-stderr bash -c 'cat oneflow/1n1g/r50_b128_fp32_1.log > "$BATS_TEST_TMPDIR/l"
-		echo "train: epoch 0, iter 220, loss: 1.04, top_1: 1.0, top_k: 1.0, samples/s: 384.5 1597933990.5" >> "$BATS_TEST_TMPDIR/l"
-		grep-iters -k 1n1g_b128_fp32 - < "$BATS_TEST_TMPDIR/l"'
+	run -1 --separate-stderr with_line oneflow/1n1g/r50_b128_fp32_1.log 1n1g_b128_fp32 \
+		"train: epoch 0, iter 220, loss: 1.04, top_1: 1.0, top_k: 1.0, samples/s: 384.5 1597933990.5"
 	[ "$stderr" = "grep-iters: <stdin>:11: a time stamp after samples/s; the log's first line had none" ]
-	run -1 --separate-stderr bash -c 'cat oneflow/2n8g/r50_b128_fp32_0.log > "$BATS_TEST_TMPDIR/l"
-		echo "train: epoch 0, iter 140, loss: 1.04, top_1: 1.0, top_k: 1.0, samples/s: 5917.5" >> "$BATS_TEST_TMPDIR/l"
-		grep-iters -k 2n8g_b128_fp32 - < "$BATS_TEST_TMPDIR/l"'
+	run -1 --separate-stderr with_line oneflow/2n8g/r50_b128_fp32_0.log 2n8g_b128_fp32 \
+		"train: epoch 0, iter 140, loss: 1.04, top_1: 1.0, top_k: 1.0, samples/s: 5917.5"
 	[ "$stderr" = "grep-iters: <stdin>:7: no time stamp after samples/s; the log's first line had one" ]
 	run -1 --separate-stderr bash -c 'sed "1s/288.088/288.088 soon/" oneflow/1n1g/r50_b128_fp32_1.log | grep-iters -k 1n1g_b128_fp32'
 	[ "$stderr" = "grep-iters: <stdin>:1: timestamp 'soon' is not a number" ]
 }
 
 @test "OneFlow lines of a later epoch are an error: their iterations cannot be numbered" {
-	run -1 --separate-stderr bash -c 'cat oneflow/2n8g/r50_b128_fp32_0.log > "$BATS_TEST_TMPDIR/l"
-		echo "train: epoch 1, iter 20, loss: 1.0, top_1: 0.0, top_k: 0.0, samples/s: 3988.891 1597933990.5" >> "$BATS_TEST_TMPDIR/l"
-		grep-iters -k 2n8g_b128_fp32 - < "$BATS_TEST_TMPDIR/l"'
+	run -1 --separate-stderr with_line oneflow/2n8g/r50_b128_fp32_0.log 2n8g_b128_fp32 \
+		"train: epoch 1, iter 20, loss: 1.0, top_1: 0.0, top_k: 0.0, samples/s: 3988.891 1597933990.5"
 	[ "$stderr" = "grep-iters: <stdin>:7: epoch 1: iterations of later epochs cannot be numbered (this format restarts them and prints only every few)" ]
 }
 
@@ -344,21 +346,18 @@ path_key_run() {
 }
 
 @test "train.sh's layout: a file name not <N>n<G>c_real.log, or other nodes than the directory's, is an error" {
-	path_error x/resnet50_1node_bz128/1n8g_real.log
-	[ "$stderr" = "grep-iters: x/resnet50_1node_bz128/1n8g_real.log: file name '1n8g_real.log' is not <N>n<G>c_real.log (the layout of 'resnet50_1node_bz128')" ]
-	cd "$F"
-	path_error x/resnet50_1node_bz128/2n8c_real.log
-	[ "$stderr" = "grep-iters: x/resnet50_1node_bz128/2n8c_real.log: the directory says 1 node, the file name 2" ]
-	cd "$F"
-	path_error x/resnet50_0node_bz128/0n8c_real.log
-	[ "$stderr" = "grep-iters: x/resnet50_0node_bz128/0n8c_real.log: nodes '0' is not a positive integer" ]
-	cd "$F"
-	path_error x/resnet50_1node_bz2000000/1n8c_real.log
-	[ "$stderr" = "grep-iters: x/resnet50_1node_bz2000000/1n8c_real.log: batch '2000000' is out of range 1..1048576" ]
-	# no model before _<N>node: not this layout
-	cd "$F"
-	path_error x/_1node_bz128/1n8c_real.log
-	[ "$stderr" = "grep-iters: x/_1node_bz128/1n8c_real.log: directory '_1node_bz128' is none of <N>n<G>g, <N>n<G>g_b<B>_<prec>, <model>_<N>node_bz<B>; give -k key" ]
+	# the last: no model before _<N>node, so not this layout
+	while IFS='|' read -r path msg; do
+		cd "$F"
+		path_error "$path"
+		[ "$stderr" = "grep-iters: $path: $msg" ] || { echo "$path: $stderr"; false; }
+	done <<'CASES'
+x/resnet50_1node_bz128/1n8g_real.log|file name '1n8g_real.log' is not <N>n<G>c_real.log (the layout of 'resnet50_1node_bz128')
+x/resnet50_1node_bz128/2n8c_real.log|the directory says 1 node, the file name 2
+x/resnet50_0node_bz128/0n8c_real.log|nodes '0' is not a positive integer
+x/resnet50_1node_bz2000000/1n8c_real.log|batch '2000000' is out of range 1..1048576
+x/_1node_bz128/1n8c_real.log|directory '_1node_bz128' is none of <N>n<G>g, <N>n<G>g_b<B>_<prec>, <model>_<N>node_bz<B>; give -k key
+CASES
 }
 
 @test "our layout logs/<framework>/<key>/<run>.log names the framework" {
