@@ -422,9 +422,6 @@ size_t published_read(const char *path, struct published **out, struct hash *ind
  * table's index. */
 void published_key(struct hkey *k, const char *framework, const char *keytext);
 void published_free(struct published *p, size_t n);
-/* The decimals to print a framework's published samples/s with: as many as
- * the most its figures in the table have, at least 2. */
-int published_decimals(const struct published *p, size_t n, const char *framework);
 
 #ifdef __cplusplus
 }

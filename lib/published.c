@@ -88,13 +88,3 @@ void published_free(struct published *p, size_t n)
 		free(p[i].framework);
 	free(p);
 }
-
-int published_decimals(const struct published *p, size_t n, const char *framework)
-{
-	int d = 2;
-
-	for (size_t i = 0; i < n; i++)
-		if (p[i].decimals > d && strcmp(p[i].framework, framework) == 0)
-			d = p[i].decimals;
-	return d;
-}

@@ -12,16 +12,31 @@
 
 void pubcols_read(struct pubcols *pc, const char *path)
 {
+	size_t cap = 0;
+
 	pc->n = published_read(path, &pc->v, &pc->index);
 	pc->ncols = 1;
-	for (size_t i = 0; i < pc->n; i++)
+	for (size_t i = 0; i < pc->n; i++) {
 		if (pc->v[i].memory >= 0)
 			pc->ncols = 2;
+		hkey_start(&pc->hk);
+		hkey_str(&pc->hk, pc->v[i].framework);
+		size_t f = hash_intern(&pc->fwindex, &pc->hk, pc->nfw);
+		if (f == pc->nfw) {
+			pc->decimals = xgrow(pc->decimals, &cap, pc->nfw + 1, sizeof *pc->decimals);
+			pc->decimals[pc->nfw++] = 2;
+		}
+		if (pc->v[i].decimals > pc->decimals[f])
+			pc->decimals[f] = pc->v[i].decimals;
+	}
 }
 
-int pubcols_decimals(const struct pubcols *pc, const char *framework)
+int pubcols_decimals(struct pubcols *pc, const char *framework)
 {
-	return published_decimals(pc->v, pc->n, framework);
+	hkey_start(&pc->hk);
+	hkey_str(&pc->hk, framework);
+	size_t f = hash_find(&pc->fwindex, &pc->hk);
+	return f == HASH_NONE ? 2 : pc->decimals[f];
 }
 
 void pubcols_cells(struct pubcols *pc, const char *framework, const char *keytext, int decimals)

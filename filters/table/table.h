@@ -45,12 +45,15 @@ struct pubcols {
 	struct hash index; /* published_key → v[i] */
 	struct hkey hk;
 	int ncols;
+	struct hash fwindex; /* a framework → its decimals[i] */
+	int *decimals;
+	size_t nfw;
 };
 /* Read the file at path (dies naming its line, lib/published.c). */
 void pubcols_read(struct pubcols *pc, const char *path);
 /* The decimals of a framework's published figures: the most the file gives
  * them, at least 2. */
-int pubcols_decimals(const struct pubcols *pc, const char *framework);
+int pubcols_decimals(struct pubcols *pc, const char *framework);
 /* A row's published cells: " <figure> |" (OOM, or - when the file has
  * none), then " <MiB> |" or " - |" when ncols is 2. */
 void pubcols_cells(struct pubcols *pc, const char *framework, const char *keytext, int decimals);
