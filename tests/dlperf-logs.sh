@@ -55,7 +55,7 @@ oneflow_log() { # file figure seed
 		loss = 6.9
 		for (k = 1; k <= 10; k++) {
 			r = k == 1 ? first : v[k - 1]
-			loss = k < 6 ? loss * (0.62 + 0.1 * rnd()) : 1.05 + 0.004 * rnd()
+			loss = k < 5 ? loss * (0.66 + 0.08 * rnd()) : 1.05 + 0.004 * rnd()
 			t1 = k < 3 ? 0.01 * k * rnd() : k < 4 ? 0.8 + 0.2 * rnd() : 1
 			t5 = k < 3 ? 0.05 * k * rnd() : 1
 			printf "train: epoch 0, iter %d, loss: %.6f, top_1: %.6f, top_k: %.6f, samples/s: %d.%03d\n",
