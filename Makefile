@@ -197,9 +197,11 @@ ladders_of = $(shell for key in $(1); do \
 ladder_from = $(subst $(comma), ,$(patsubst $(1)=%,%,$(filter $(1)=%,$(2))))
 ladder = $(call ladder_from,$(1),$(call ladders_of,$(1)))
 
-# A DLPerf tree (LOGDIR/<N>n<G>g/<model>_b<B>_<prec>_<run>.log) is read as it
-# is and never run into; ours is LOGDIR/<framework>/<key>/<run>.log.
-DLPERF_TREE := $(if $(wildcard $(LOGDIR)/$(FRAMEWORK)),,$(wildcard $(LOGDIR)/1n1g))
+# A DLPerf tree (LOGDIR/<N>n<G>g/<model>_b<B>_<prec>_<run>.log, or the
+# train.sh layout of its first PyTorch reports,
+# LOGDIR/<model>_<N>node_bz<B>/<N>n<G>c_real.log) is read as it is and never
+# run into; ours is LOGDIR/<framework>/<key>/<run>.log.
+DLPERF_TREE := $(if $(wildcard $(LOGDIR)/$(FRAMEWORK)),,$(wildcard $(LOGDIR)/1n1g $(LOGDIR)/*_*node_bz*))
 RUN_IDS := $(shell seq 1 $(RUNS))
 
 # logs_of KEY: the log files a result for KEY reads. A run that ran out of
@@ -217,7 +219,11 @@ else
 # some mixed-precision logs fp16, others amp).
 alias_suffixes = $(1) $(if $(ALIAS),$(subst _$(word 2,$(subst =, ,$(ALIAS))),_$(word 1,$(subst =, ,$(ALIAS))),$(1)))
 logs_of = $(sort $(foreach s,$(call alias_suffixes,$(call key_suffix,$(1))),\
-	$(wildcard $(LOGDIR)/$(firstword $(subst _, ,$(1)))/*$(s)_*.log)))
+	$(wildcard $(LOGDIR)/$(firstword $(subst _, ,$(1)))/*$(s)_*.log)) $(call trainsh_log,$(1)))
+# train.sh's one fp32 log of KEY
+trainsh_log = $(if $(filter fp32,$(word 4,$(call key_parts,$(1)))),$(wildcard \
+	$(LOGDIR)/*_$(call key_nodes,$(1))node_bz$(word 3,$(call key_parts,$(1)))/$(call \
+	key_nodes,$(1))n$(call key_gpus,$(1))c_real.log))
 endif
 
 # Runs on the same hosts never overlap, even under make -j: each run holds

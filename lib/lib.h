@@ -420,21 +420,26 @@ void groups_free(struct groups *g);
 
 /* ---- published tables (published.c) ------------------------------------ */
 
-/* One line of a published table: framework, key, samples_per_s, speedup. */
+/* One line of a published table: framework, key, samples_per_s, speedup,
+ * and the memory the table gives, if any. */
 struct published {
 	char *framework;
 	char keytext[KEY_MAX]; /* the key as key_format writes it */
 	struct key key;
-	double speed;
+	double speed;   /* NAN where the table says OOM */
 	double speedup; /* 0: the table gives none ("-") */
+	int decimals;   /* of samples_per_s as printed (0 for OOM) */
+	long memory;    /* MiB a device, -1: none given */
 };
 
 /* Read the table at path into *out (published_free frees it); returns the
- * count. Dies naming file and line: "3 fields, expected 4", "key 'x' is not
- * <N>n<G>g_b<B>_<prec>", "samples_per_s 'x' is not a number" (is not
- * positive, rounds to 0.00), "speedup 'x' ...", "duplicate configuration
- * <framework> <key>". index (NULL: none wanted) gets each line's index by
- * its published_key. */
+ * count. A line: framework, key, samples_per_s (a number or OOM), speedup
+ * (a number or -; - after OOM), then optionally the memory (MiB a device,
+ * a whole number or -). Dies naming file and line: "3 fields, expected 4 or
+ * 5", "key 'x' is not <N>n<G>g_b<B>_<prec>", "samples_per_s 'x' is not a
+ * number" (is not positive, rounds to 0.00), "speedup 'x' ...", "memory
+ * 'x' ...", "duplicate configuration <framework> <key>". index (NULL: none
+ * wanted) gets each line's index by its published_key. */
 size_t published_read(const char *path, struct published **out, struct hash *index);
 /* The key of a framework and a key text (key_format's) in a published
  * table's index. */

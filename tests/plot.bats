@@ -93,6 +93,13 @@ in_frame() {
 	[ "$(points "$T/p.svg" gnuplot_plot_4b | wc -l)" -eq 6 ]
 }
 
+@test "a published OOM cell is no point of the published series" {
+	printf '%s\n' $'tensorflow\t1n1g_b160_fp32\t336.23\t336.23\t336.23\t336.23\t1\t1.00' \
+		$'tensorflow\t2n8g_b160_fp32\t4000.00\t4000.00\t4000.00\t4000.00\t1\t11.90' > "$T/tf.tsv"
+	plot -p "$ROOT/data/dlperf/summary_fp32_b160_0820.tsv" "$T/tf.tsv" > "$T/p.gp"
+	[ "$(awk '/^\$pub << EOD/ { on = 1; next } /^EOD/ { on = 0 } on { print $1 }' "$T/p.gp" | tr '\n' ' ')" = "1 2 4 8 32 " ]
+}
+
 @test "error bars: min..max of the runs from 8 columns, the 95 % CI from 14" {
 	plot "$P/plain.tsv" > "$T/p.gp"
 	grep -q 'bars min..max of the runs' "$T/p.gp"

@@ -158,10 +158,69 @@ IN
 		printf "| 1 | 2 | %d | %d.00 | 2.00 | 1 | 0.0%% | %s |\n", b, 2 * b, b % 2 ? "-" : (2 * b) ".50" } }')" ]
 }
 
+@test "scaling -p: each framework's published figures with the most decimals the file gives it (at least 2), OOM as published" {
+	printf '%s\n' $'oneflow\t1n1g_b160_fp32\t383.760\t-' $'oneflow\t1n2g_b160_fp32\t747.3\t-' \
+		$'tensorflow\t1n1g_b160_fp32\t336.2\t-' $'tensorflow\t2n8g_b160_fp32\tOOM\t-' > "$BATS_TEST_TMPDIR/p"
+	run -0 table -p "$BATS_TEST_TMPDIR/p" <<'IN'
+oneflow	1n1g_b160_fp32	383.76	383.76	383.76	383.76	1	1.00
+oneflow	1n2g_b160_fp32	747.30	747.30	747.30	747.30	1	1.95
+tensorflow	1n1g_b160_fp32	336.23	336.23	336.23	336.23	1	1.00
+tensorflow	2n8g_b160_fp32	4000.00	4000.00	4000.00	4000.00	1	11.90
+IN
+	[ "$output" = "## OneFlow b160 fp32
+
+| node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread | published |
+| --- | --- | --- | --- | --- | --- | --- | --- |
+| 1 | 1 | 160 | 383.76 | 1.00 | 1 | 0.0% | 383.760 |
+| 1 | 2 | 160 | 747.30 | 1.95 | 1 | 0.0% | 747.300 |
+
+## TensorFlow 2.x b160 fp32
+
+| node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread | published |
+| --- | --- | --- | --- | --- | --- | --- | --- |
+| 1 | 1 | 160 | 336.23 | 1.00 | 1 | 0.0% | 336.20 |
+| 2 | 8 | 160 | 4000.00 | 11.90 | 1 | 0.0% | OOM |" ]
+}
+
+@test "scaling -p: a file with a memory column (OneFlow 0.1.8's GPU Memory Usage) adds published memory, after our memory" {
+	run -0 --separate-stderr bash -c "printf 'oneflow\t1n1g_b128_fp32\t383.76\t383.76\t383.76\t383.76\t1\t1.00\noneflow\t1n4g_b128_fp32\t1497.62\t1497.62\t1497.62\t1497.62\t1\t3.90\n' |
+		table -p '$D/oneflow_fp32_b128_v0.1.8.tsv'"
+	[ "${lines[1]}" = "| node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread | published | published memory |" ]
+	[ "${lines[2]}" = "| --- | --- | --- | --- | --- | --- | --- | --- | --- |" ]
+	[ "${lines[3]}" = "| 1 | 1 | 128 | 383.76 | 1.00 | 1 | 0.0% | 383.760 | 12565 |" ]
+	[ "${lines[4]}" = "| 1 | 4 | 128 | 1497.62 | 3.90 | 1 | 0.0% | 1497.618 | 12987 |" ]
+	# with launch's memory and our columns too, and a row the file lacks
+	printf '%s\n' $'oneflow\t1n1g_b128_fp32\t383.76\t383.76\t383.76\t383.76\t2\t380.00\t387.00\t0.50\t-\t1.00\t0.00\t1.00' \
+		$'oneflow\t1n16g_b128_fp32\t5000.00\t5000.00\t5000.00\t5000.00\t2\t4990.00\t5010.00\t0.10\t-\t13.03\t0.01\t0.81' \
+		'# mem framework=oneflow key=1n1g_b128_fp32 run=1 node=0 gpu=0 gpu_peak_mib=12600' > "$BATS_TEST_TMPDIR/s"
+	run -0 table -p "$D/oneflow_fp32_b128_v0.1.8.tsv" "$BATS_TEST_TMPDIR/s"
+	[[ "${lines[1]}" == *"| noisy | memory | published | published memory |" ]]
+	[[ "${lines[2]}" == *"| --- | --- | --- | --- |" ]]
+	[[ "${lines[3]}" == "| 1 | 1 | 128 | 383.76 | "*" | 12600 | 383.760 | 12565 |" ]]
+	[[ "${lines[4]}" == "| 1 | 16 | 128 | 5000.00 | "*" | - | - | - |" ]]
+}
+
+@test "published files: OOM takes no speedup, memory is a whole number of MiB or -" {
+	while IFS='|' read -r line msg; do
+		printf '%s\n' "$line" | tr '^' '\t' > "$BATS_TEST_TMPDIR/p"
+		run -1 --separate-stderr table -p "$BATS_TEST_TMPDIR/p" /dev/null
+		[ "$stderr" = "table: $BATS_TEST_TMPDIR/p:1: $msg" ] || { echo "$line: $stderr"; false; }
+	done <<'CASES'
+m^1n1g_b1_fp32^OOM^1.00|speedup '1.00' after OOM, expected -
+m^1n1g_b1_fp32^oom^-|samples_per_s 'oom' is not a number
+m^1n1g_b1_fp32^10^-^12.5|memory '12.5' is not a whole number of MiB
+m^1n1g_b1_fp32^10^-^0|memory '0' is not a whole number of MiB
+m^1n1g_b1_fp32^10^-^1^2|6 fields, expected 4 or 5
+CASES
+	printf 'm\t1n1g_b1_fp32\t10\t-\t-\n' > "$BATS_TEST_TMPDIR/p"
+	run -0 table -p "$BATS_TEST_TMPDIR/p" <<<$'m\t1n1g_b1_fp32\t10.00\t10.00\t10.00\t10.00\t1\t1.00'
+	[ "${lines[1]}" = "| node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread | published |" ]
+}
+
 @test "a bad line in the published file is an error naming it" {
 	printf '# x\nngc-pytorch\t1n1g_b256_amp\t802.9\n' > "$BATS_TEST_TMPDIR/p"
 	run -1 --separate-stderr table -p "$BATS_TEST_TMPDIR/p" /dev/null
-	[ "$stderr" = "table: $BATS_TEST_TMPDIR/p:2: 3 fields, expected 4" ]
+	[ "$stderr" = "table: $BATS_TEST_TMPDIR/p:2: 3 fields, expected 4 or 5" ]
 }
 
 @test "a missing published file is an error" {

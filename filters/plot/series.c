@@ -205,8 +205,9 @@ static void read_published(struct plotdata *d, const char *path)
 
 	d->pubname = path;
 	for (size_t i = 0; i < n; i++) {
+		/* an OOM cell has no point */
 		if (strcmp(p[i].framework, s->framework) != 0 || p[i].key.batch != s->batch ||
-		    strcmp(p[i].key.prec, s->prec) != 0)
+		    strcmp(p[i].key.prec, s->prec) != 0 || isnan(p[i].speed))
 			continue;
 		long dev = p[i].key.nodes * p[i].key.gpus;
 		hkey_start(&k);

@@ -18,8 +18,9 @@
  *
  *   samples/s = median; spread = (max - min) / median as a percent, %.1f.
  *   -p published.tsv adds a last column `published`: the samples/s of that
- *   framework and key in the file (framework, key, samples_per_s, speedup;
- *   lines starting with # skipped), %.2f, or - when it has none.
+ *   framework and key in the file (lib/published.c) with the decimals the
+ *   file gives them, OOM, or - when it has none; and `published memory`
+ *   when the file has a memory column (pubcols.c).
  *
  * -s compare: per (batch, precision), `## b<batch> <precision>`, then
  *   | node num | device num | <framework> ... | with one column per framework
@@ -120,13 +121,6 @@ static void num_cell(double v)
 		printf(" %.2f |", v);
 }
 
-static const struct published *published_of(struct table *st, const struct medrec *r)
-{
-	published_key(&st->hk, r->framework, r->keytext);
-	size_t i = hash_find(&st->pubindex, &st->hk);
-	return i == HASH_NONE ? NULL : &st->pubs[i];
-}
-
 /* ---- grouping --------------------------------------------------------- */
 
 /* The rows grouped by batch and precision (and framework when
@@ -169,16 +163,18 @@ static size_t group(const struct table *st, const struct groups *gs, size_t id,
 
 /* ---- outputs ---------------------------------------------------------- */
 
-static void scaling(struct table *st, int with_published)
+static void scaling(struct table *st)
 {
 	const struct medrec **g = xmalloc(st->nrows * sizeof *g);
 	struct groups gs;
+	int published = st->pub.ncols; /* the published columns (pubcols.c) */
 
 	group_rows(st, 1, &gs);
 	for (size_t id = 0; id < gs.n; id++) {
 		size_t n = group(st, &gs, id, g);
 		printf("%s## %s b%ld %s\n\n", id ? "\n" : "", framework_display(g[0]->framework),
 		       g[0]->key.batch, g[0]->key.prec);
+		int decimals = published ? pubcols_decimals(&st->pub, g[0]->framework) : 2;
 		/* our columns when a row of the group has them (stats.c), or
 		 * when none has a record, unless the mode is DLPerf's */
 		int with_stats = 0, records = 0;
@@ -189,13 +185,13 @@ static void scaling(struct table *st, int with_published)
 		with_stats |= !records && !st->dlperf;
 		if (with_stats) {
 			rowstats_header(&st->env, failed_tail(st, 0), failed_tail(st, 1),
-					with_published);
+					published);
 		} else {
 			printf("| node_num | gpu_num_per_node | batch_size_per_device | samples/s "
 			       "| speedup | n | spread |%s%s\n",
-			       failed_tail(st, 0), env_tail(&st->env, with_published, 0));
+			       failed_tail(st, 0), env_tail(&st->env, published, 0));
 			printf("| --- | --- | --- | --- | --- | --- | --- |%s%s\n",
-			       failed_tail(st, 1), env_tail(&st->env, with_published, 1));
+			       failed_tail(st, 1), env_tail(&st->env, published, 1));
 		}
 		for (size_t j = 0; j < n; j++) {
 			const struct medrec *r = g[j];
@@ -212,13 +208,8 @@ static void scaling(struct table *st, int with_published)
 			}
 			failed_cell(&st->fails, r->framework, r->keytext);
 			env_memory_cell(&st->env, r->framework, r->keytext);
-			if (with_published) {
-				const struct published *p = published_of(st, r);
-				if (p)
-					printf(" %.2f |", p->speed);
-				else
-					printf(" - |");
-			}
+			if (published)
+				pubcols_cells(&st->pub, r->framework, r->keytext, decimals);
 			putchar('\n');
 		}
 	}
@@ -400,7 +391,7 @@ int filter_run(int argc, char **argv)
 		die_usage("-p: only with -s scaling");
 
 	if (published)
-		st.npubs = published_read(published, &st.pubs, &st.pubindex);
+		pubcols_read(&st.pub, published);
 	FOREACH_INPUT(in, argc, argv)
 		while (input_record(&in))
 			if (!in.meta)
@@ -411,7 +402,7 @@ int filter_run(int argc, char **argv)
 				env_read(&st.env, &in);
 	failed_rows(&st);
 	if (strcmp(style, "scaling") == 0)
-		scaling(&st, published != NULL);
+		scaling(&st);
 	else if (strcmp(style, "compare") == 0)
 		compare(&st);
 	else

@@ -68,13 +68,13 @@ long runs_for_1pct(double cv_pct)
 	return n < 2 ? 2 : n > 1e9 ? 1000000000 : (long)n;
 }
 
-void rowstats_header(const struct env *env, const char *tail, const char *rule, int with_published)
+void rowstats_header(const struct env *env, const char *tail, const char *rule, int published)
 {
 	printf("| node_num | gpu_num_per_node | batch_size_per_device | samples/s | ± | speedup | ± "
 	       "| efficiency | n | spread | cv | noisy |%s%s\n",
-	       tail, env_tail(env, with_published, 0));
+	       tail, env_tail(env, published, 0));
 	printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |%s%s\n",
-	       rule, env_tail(env, with_published, 1));
+	       rule, env_tail(env, published, 1));
 }
 
 /* %.2f or "-" for NAN, as one cell. */

@@ -1,8 +1,9 @@
 /*
  * table.h — what table's files share: main.c (reading, grouping, the three
- * outputs), stats.c (our statistics columns: half-widths, efficiency,
- * the noisy mark) and failed.c (the runs that failed: outcome lines, the
- * rows they make), and the call's state they work on.
+ * outputs), stats.c (our statistics columns: half-widths, efficiency, the
+ * noisy mark), pubcols.c (the published columns of -p) and failed.c (the
+ * runs that failed: outcome lines, the rows they make), and the call's
+ * state they work on.
  */
 #ifndef TABLE_H
 #define TABLE_H
@@ -28,9 +29,10 @@ struct rowstats {
  * are "-" too). Errors name file and line. */
 double rowstats_read(struct input *in, int median_nf, const struct medrec *r, struct rowstats *s);
 /* -s scaling with our columns: the header (two lines; tail and rule end
- * them before the memory and published columns) and a row's cells after
+ * them before the memory and published columns; published: how many
+ * published columns, env_tail) and a row's cells after
  * batch_size_per_device, up to the failed runs column. */
-void rowstats_header(const struct env *env, const char *tail, const char *rule, int with_published);
+void rowstats_header(const struct env *env, const char *tail, const char *rule, int published);
 void rowstats_cells(const struct medrec *r, const struct rowstats *s, double speedup,
 		    double spread);
 /* -s json: our keys of a case, each after ", " ("" without our columns). */
@@ -38,6 +40,27 @@ void rowstats_json(const struct medrec *r, const struct rowstats *s);
 /* The runs that bring the half-width to 1 %: ceil(4 x 1.96^2 x CV^2 / W^2),
  * W = 0.02, CV a fraction (pyperf's formula). */
 long runs_for_1pct(double cv_pct);
+
+/* -p's published table: its figures by framework and key, and how many
+ * columns they take (0: no -p; 1: published; 2: published memory too). */
+struct pubcols {
+	struct published *v;
+	size_t n;
+	struct hash index; /* published_key → v[i] */
+	struct hkey hk;
+	int ncols;
+	struct hash fwindex; /* a framework → its decimals[i] */
+	int *decimals;
+	size_t nfw;
+};
+/* Read the file at path (dies naming its line, lib/published.c). */
+void pubcols_read(struct pubcols *pc, const char *path);
+/* The decimals of a framework's published figures: the most the file gives
+ * them, at least 2. */
+int pubcols_decimals(struct pubcols *pc, const char *framework);
+/* A row's published cells: " <figure> |" (OOM, or - when the file has
+ * none), then " <MiB> |" or " - |" when ncols is 2. */
+void pubcols_cells(struct pubcols *pc, const char *framework, const char *keytext, int decimals);
 
 /* failed.c: the outcome lines, per configuration (a part of the call's
  * state, zeroed at first). */
@@ -79,10 +102,8 @@ struct table {
 	struct medrec *rows;
 	struct extra *extras;
 	size_t nrows, caprows, capextras;
-	void *seen; /* medrec_unique's tree */
-	struct published *pubs;
-	size_t npubs;
-	struct hash pubindex; /* published_key → pubs[i] */
+	void *seen;         /* medrec_unique's tree */
+	struct pubcols pub; /* -p (pubcols.c) */
 	struct hkey hk;
 	struct env env;        /* launch's lines (env.c, mem.c) */
 	struct failures fails; /* the outcome lines (failed.c) */
