@@ -393,7 +393,8 @@ usage: table [-s scaling|compare|json] [-p published.tsv] [file ...]
   scaling: per framework, batch, precision; rows in ladder order:
     | node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread |[ memory |][ published |]
     with the interval fields: samples/s | ± | speedup | ± | efficiency | n
-    | spread | cv | noisy |; then a footer of machine, versions, settings
+    | spread | cv | noisy |; a failed runs column and OOM, failed or timeout
+    rows with # outcome lines; then a footer of machine, versions, settings
   compare: per batch, precision: | node num | device num | <framework> ... |
   json: {"r50": {"<N>n<G>g": {...}, ...}}, cases in ladder order, one line
 USAGE
@@ -620,4 +621,71 @@ CASES
 		echo '# env framework=bench key=1n2g_b16_fp32 run=1 node=0 setting.threads=1'; } | table"
 	[ "${lines[-2]}" = "- versions: onednn 3.0.1" ]
 	[ "${lines[-1]}" = "- settings: threads 2 / 1" ]
+}
+
+# ---- runs that failed: outcome lines ---------------------------------------
+# fixtures/table/failed.tsv: speedup records with outcome lines (1n2g lost a
+# run to a timeout, 1n4g's runs all ran out of memory); failed.md and
+# failed.json its table and JSON. compare-oom.tsv: DLPerf's cross-framework
+# figures at batch 160 with TensorFlow's 2n8g out of memory, compare-oom.md.
+
+T_F="$FIXTURES/table"
+
+@test "scaling: a configuration whose runs all failed gets its row, OOM; a failed runs column and the footer say which and why" {
+	run -0 --separate-stderr table "$T_F/failed.tsv"
+	[ "$output" = "$(cat "$T_F/failed.md")" ]
+	[ -z "$stderr" ]
+	[ "${lines[5]}" = "| 1 | 4 | 256 | OOM | - | - | - | - | 0 | - | - | - | runs 1,2,3: OOM |" ]
+	[ "${lines[4]}" = "| 1 | 2 | 256 | 689.80 | 3.81 | 1.94 | 0.01 | 0.97 | 2 | 0.1% | 0.1% | - | run 2: timeout |" ]
+}
+
+@test "json: null figures, the outcome and the failed runs with their reasons" {
+	run -0 table -s json "$T_F/failed.tsv"
+	[ "$output" = "$(cat "$T_F/failed.json")" ]
+	python3 -c 'import json, sys
+d = json.loads(sys.argv[1])["r50"]
+assert d["1n4g"]["median_speed"] is None and d["1n4g"]["average_speed"] is None and d["1n4g"]["speedup"] is None
+assert d["1n4g"]["outcome"] == "oom" and [f["run"] for f in d["1n4g"]["failed_runs"]] == [1, 2, 3]
+assert "outcome" not in d["1n2g"] and d["1n2g"]["failed_runs"] == [{"run": 2, "status": "timeout", "exit": 124, "reason": "launch: 1n2g_b256_fp32: timed out after 3600 s"}]' "$output"
+}
+
+@test "compare: TensorFlow's 2n8g out of memory, an OOM cell as in DLPerf's cross-framework table at batch 160" {
+	run -0 table -s compare "$T_F/compare-oom.tsv"
+	[ "$output" = "$(cat "$T_F/compare-oom.md")" ]
+	[ "${lines[7]}" = "| 2 | 16 | 5839.05 | OOM | 2386.48 | 5128.92 |" ]
+}
+
+@test "DLPerf's records: the failed row in DLPerf's layout; with no record at all, ours unless the mode is DLPerf's" {
+	run -0 bash -c "grep -v '^# outcome .* key=1n1g' '$T_F/compare-oom.tsv' | grep -v '^oneflow\|^pytorch\|^paddle' | table"
+	[ "${lines[1]}" = "| node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread | failed runs |" ]
+	[ "${lines[7]}" = "| 2 | 8 | 160 | OOM | - | 0 | - | runs 1,2,3,4,5: OOM |" ]
+	run -0 bash -c "printf '# mode=dlperf\n# outcome framework=a key=1n1g_b16_fp32 run=1 status=failed exit=3\n' | table"
+	[ "${lines[3]}" = "| 1 | 1 | 16 | failed | - | 0 | - | run 1: failed |" ]
+	run -0 bash -c "printf '# outcome framework=a key=1n1g_b16_fp32 run=1 status=failed exit=3\n' | table"
+	[ "${lines[3]}" = "| 1 | 1 | 16 | failed | - | - | - | - | 0 | - | - | - | run 1: failed |" ]
+}
+
+@test "runs that disagree: the row says failed, the column each; - for a speedup whose 1n1g failed" {
+	run -0 table "$FIXTURES/plot/failed.tsv"
+	[ "${lines[3]}" = "| 1 | 1 | 64 | failed | - | - | - | - | 0 | - | - | - | runs 1,2: failed |" ]
+	[ "${lines[5]}" = "| 1 | 4 | 64 | 198.10 | - | - | - | - | 1 | 0.0% | - | no interval: 1 run | run 2: OOM |" ]
+	[ "${lines[6]}" = "| 2 | 4 | 64 | failed | - | - | - | - | 0 | - | - | - | run 2: OOM; run 1: timeout |" ]
+	[ "${lines[8]}" = "- **failed runs**: bench 1n4g_b64_fp32 run 2: OOM (exit 1): bench: out of device memory: 2048 MiB more on cuda device 3, 812 MiB of 16160 MiB free (cudaMalloc: out of memory); a smaller --batch may fit" ]
+	[ "${lines[9]}" = "- **failed runs**: bench 2n4g_b64_fp32 run 2: OOM (exit 1)" ]
+}
+
+@test "a speedup of - without its 1n1g's outcome lines, a second outcome of a run, a bad outcome line: errors naming the line" {
+	run -1 --separate-stderr table <<<$'# outcome framework=a key=1n2g_b128_fp32 run=1 status=oom exit=1\na\t1n4g_b128_fp32\t1.00\t1.00\t1.00\t1.00\t1\t-'
+	[ "$stderr" = "table: <stdin>:2: speedup '-' is not a number" ]
+	run -1 --separate-stderr table <<<$'# outcome framework=a key=1n1g_b128_fp32 run=1 status=oom exit=1\na\t1n4g_b128_fp32\t1.00\t1.00\t1.00\t1.00\t1\t-\t-\t-\t-\t-\t-\t0.10'
+	[ "$stderr" = "table: <stdin>:2: efficiency '0.10' without a speedup" ]
+	run -1 --separate-stderr table <<<$'# outcome framework=a key=1n1g_b128_fp32 run=1 status=oom exit=1\n# outcome framework=a key=1n1g_b128_fp32 run=1 status=oom exit=1'
+	[ "$stderr" = "table: <stdin>:2: a second outcome of run 1 of a 1n1g_b128_fp32" ]
+	run -1 --separate-stderr table <<<$'# outcome framework=a key=1n1g_b128_fp32 run=1 status=oom exit=256'
+	[ "$stderr" = "table: <stdin>:1: outcome line: exit '256' is not a status 1..255" ]
+}
+
+@test "an outcome line and a record of one run's configuration: the row is the record's, the column names the failed run" {
+	run -0 table <<<$'a\t1n1g_b8_fp32\t2.00\t2.00\t2.00\t2.00\t1\t1.00\n# outcome framework=a key=1n1g_b8_fp32 run=2 status=timeout exit=124'
+	[ "${lines[3]}" = "| 1 | 1 | 8 | 2.00 | 1.00 | 1 | 0.0% | run 2: timeout |" ]
 }

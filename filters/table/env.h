@@ -52,5 +52,7 @@ void env_footer(struct env *e);
  * after the "r50" object, ", \"environment\": [...]". */
 void env_json_case(struct env *e, const char *fw, const char *key);
 void env_json(struct env *e);
+/* A JSON string; bytes of a text that is not UTF-8 as \u00XX (Latin-1). */
+void json_string(const char *s);
 
 #endif
