@@ -42,8 +42,9 @@ int env_has_memory(const struct env *e);
 /* -s scaling: " <MiB> |" (or " - |") when a memory column is shown. */
 void env_memory_cell(struct env *e, const char *fw, const char *key);
 /* The end of the header (rule 0) or rule line (1) after the columns before
- * memory: " memory |" when shown, then " published |" when with_published. */
-const char *env_tail(const struct env *e, int with_published, int rule);
+ * memory: " memory |" when shown, then the published columns: none (published
+ * 0), " published |" (1), and " published memory |" (2). */
+const char *env_tail(const struct env *e, int published, int rule);
 /* Markdown: the machine, the versions, the configurations whose runs'
  * environments differ (nothing when there are no env lines). */
 void env_footer(struct env *e);
@@ -51,5 +52,7 @@ void env_footer(struct env *e);
  * after the "r50" object, ", \"environment\": [...]". */
 void env_json_case(struct env *e, const char *fw, const char *key);
 void env_json(struct env *e);
+/* A JSON string; bytes of a text that is not UTF-8 as \u00XX (Latin-1). */
+void json_string(const char *s);
 
 #endif

@@ -56,11 +56,13 @@ void env_memory_cell(struct env *env, const char *fw, const char *key)
 		printf(" - |");
 }
 
-const char *env_tail(const struct env *env, int with_published, int rule)
+const char *env_tail(const struct env *env, int published, int rule)
 {
-	static const char *const t[2][2][2] = {
-		{{"", " published |"}, {" memory |", " memory | published |"}},
-		{{"", " --- |"}, {" --- |", " --- | --- |"}}};
+	static const char *const t[2][2][3] = {
+		{{"", " published |", " published | published memory |"},
+		 {" memory |", " memory | published |",
+		  " memory | published | published memory |"}},
+		{{"", " --- |", " --- | --- |"}, {" --- |", " --- | --- |", " --- | --- | --- |"}}};
 
-	return t[rule != 0][env->nmems > 0][with_published != 0];
+	return t[rule != 0][env->nmems > 0][published < 0 ? 0 : published > 2 ? 2 : published];
 }
