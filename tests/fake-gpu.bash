@@ -23,7 +23,7 @@ fake_gpu() {
 	local d=$1 bin=$2 f
 	mkdir -p "$d/path" "$d/bin"
 	: >"$d/calls"
-	for f in launch grep-iters window median speedup table; do
+	for f in launch outcome grep-iters window median speedup table; do
 		ln -sf "$bin/$f" "$d/bin/$f"
 	done
 

@@ -272,7 +272,7 @@ nvidia-smi -L 2>&1 || true
 
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 mpirun=${MPIRUN:-mpirun}
-targets=(check-gpu-compare bench-cuda launch grep-iters window median speedup table)
+targets=(check-gpu-compare bench-cuda launch outcome grep-iters window median speedup table)
 ((ngpu > 1)) && targets+=(bench-cuda-allreduce)
 for h in /usr/include/dnnl.h /usr/include/oneapi/dnnl/dnnl.h /usr/local/include/dnnl.h; do
 	[ -f "$h" ] && { targets+=(bench); break; }
@@ -403,6 +403,10 @@ summary() {
 			printf '%-18s %-5s %-5s %9s %9s %7s %7s %8s %8s %8s\n' "${fw%%/*}" \
 				"$(basename "$(dirname "$log")" | sed 's/_.*//')" "$p" "${r[@]}"
 		done
+	done
+	# the runs that left no log: what became of them (make's outcome files)
+	for log in "$work"/logs/*/*_b"$batch"_*/1.outcome; do
+		[ -f "$log" ] && sed 's/^# outcome //' "$log"
 	done
 	echo
 	for p in amp tf32 bf16 fp32; do
