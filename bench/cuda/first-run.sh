@@ -410,9 +410,9 @@ summary() {
 	done
 	echo
 	for p in amp tf32 bf16 fp32; do
-		b=$(row "$work/logs/bench/1n1g_b${batch}_$p/1.log" 2>/dev/null)
-		t=$(row "$work/logs/pytorch-synthetic/1n1g_b${batch}_$p/1.log" 2>/dev/null)
-		[ -n "$b" ] && [ -n "$t" ] || continue
+		b=$work/logs/bench/1n1g_b${batch}_$p/1.log t=$work/logs/pytorch-synthetic/1n1g_b${batch}_$p/1.log
+		[ -f "$b" ] && [ -f "$t" ] || continue
+		b=$(row "$b") t=$(row "$t")
 		read -r ratio_m ratio_w < <(awk -v b="$b" -v t="$t" 'BEGIN { split(b, x, " "); split(t, y, " ");
 			printf "%s %s\n", (x[1] > 0 && y[1] > 0) ? sprintf("%.2f", x[1] / y[1]) : "-",
 				(x[2] > 0 && y[2] > 0) ? sprintf("%.2f", x[2] / y[2]) : "-" }')
