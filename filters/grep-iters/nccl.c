@@ -159,18 +159,17 @@ static const char *joined(const struct ncclset *s, char **buf, size_t *cap)
 	return *buf;
 }
 
-const char *nccl_out(struct nccl *nc, int i, const char *fw, const char *key, long run,
-		     size_t *len)
+const char *nccl_out(struct nccl *nc, int i, const char *fw, const char *key, long run, size_t *len)
 {
 	/* The network: NCCL's word, else what its NET lines imply. */
 	static const struct ncclset ib = {{"IB"}, 1, 0}, socket = {{"Socket"}, 1, 0};
-	const struct ncclset *net = nc->net.n ? &nc->net
-				    : nc->ib_using ? &ib
+	const struct ncclset *net = nc->net.n          ? &nc->net
+				    : nc->ib_using     ? &ib
 				    : nc->socket_using ? &socket
 						       : &nc->net;
-	const struct ncclset *devs = net->n && !strcmp(net->v[0], "Socket") ? &nc->socket_devs
+	const struct ncclset *devs = net->n && !strcmp(net->v[0], "Socket")   ? &nc->socket_devs
 				     : net->n && !strncmp(net->v[0], "IB", 2) ? &nc->ib_devs
-										: NULL;
+									      : NULL;
 	const struct {
 		const char *name;
 		const struct ncclset *set;

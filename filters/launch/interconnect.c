@@ -176,7 +176,8 @@ static void matrix_items(struct out *o, const struct matrix *t)
 		if (t->n[r] - 1 != t->nhead)
 			continue;
 		for (int k = m; k < t->nhead; k++)
-			if (strcmp(c[1 + k], "N/A") != 0 && attr_name(t->head[k], attr, sizeof attr)) {
+			if (strcmp(c[1 + k], "N/A") != 0 &&
+			    attr_name(t->head[k], attr, sizeof attr)) {
 				snprintf(name, sizeof name, "topo.%s.%s", c[0], attr);
 				items(o, name, c[1 + k]);
 			}

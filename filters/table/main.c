@@ -196,6 +196,7 @@ static void scaling(struct table *st, int with_published)
 				       speedup_of(st, r), r->n, spread_of(st, r));
 			}
 			env_memory_cell(&st->env, r->framework, r->keytext);
+			env_nccl_cell(&st->env, r->framework, r->keytext);
 			if (with_published) {
 				const struct published *p = published_of(st, r);
 				if (p)
@@ -344,7 +345,7 @@ int filter_run(int argc, char **argv)
 		"      speedup [speedup_pm efficiency]  (speedup's output; launch's # env, # mem)\n"
 		"  scaling: per framework, batch, precision; rows in ladder order:\n"
 		"    | node_num | gpu_num_per_node | batch_size_per_device | samples/s "
-		"| speedup | n | spread |[ memory |][ published |]\n"
+		"| speedup | n | spread |[ memory |][ nccl |][ published |]\n"
 		"    with the interval fields: samples/s | ± | speedup | ± | efficiency | n\n"
 		"    | spread | cv | noisy |; then a footer of machine, versions, settings\n"
 		"  compare: per batch, precision: | node num | device num | <framework> ... |\n"

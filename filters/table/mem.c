@@ -1,7 +1,8 @@
 /*
  * mem.c — table's memory column: the peaks of launch's "# mem" lines
  * (env.c reads them) per configuration, found in a hash table; the column
- * is shown when any was read.
+ * is shown when any was read. And the columns after the figures: memory,
+ * nccl (env.c), published.
  */
 #include "env.h"
 
@@ -58,9 +59,13 @@ void env_memory_cell(struct env *env, const char *fw, const char *key)
 
 const char *env_tail(const struct env *env, int with_published, int rule)
 {
-	static const char *const t[2][2][2] = {
-		{{"", " published |"}, {" memory |", " memory | published |"}},
-		{{"", " --- |"}, {" --- |", " --- | --- |"}}};
+	/* [rule][memory][nccl][published] */
+	static const char *const t[2][2][2][2] = {
+		{{{"", " published |"}, {" nccl |", " nccl | published |"}},
+		 {{" memory |", " memory | published |"},
+		  {" memory | nccl |", " memory | nccl | published |"}}},
+		{{{"", " --- |"}, {" --- |", " --- | --- |"}},
+		 {{" --- |", " --- | --- |"}, {" --- | --- |", " --- | --- | --- |"}}}};
 
-	return t[rule != 0][env->nmems > 0][with_published != 0];
+	return t[rule != 0][env->nmems > 0][env->nccl != 0][with_published != 0];
 }
