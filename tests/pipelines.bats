@@ -145,6 +145,18 @@ JE='allocator=jemalloc malloc_conf=dirty_decay_ms:-1,muzzy_decay_ms:-1'
 		--num_epoch=1 --log_dir=./log "--node_ips=\$NODE_IPS --model=resnet50'")"
 }
 
+@test "oneflow: ONEFLOW_ITERS=200 runs OneFlow 0.1.8's report's 200 iterations and says so in the log; fewer than 120 are refused" {
+	c=$(plan oneflow 1n8g_b128_fp32 ONEFLOW_ITERS=200 SETTINGS=dlperf)
+	[[ $c == *" --num_examples=204800 "* ]]
+	[[ $c == *" data=synthetic iters=200 && exec "* ]]
+	c=$(plan oneflow 1n8g_b128_fp32 SETTINGS=dlperf)
+	[[ $c == *" --num_examples=122880 "* && $c != *iters=* ]]
+	for n in 100 x 0200; do
+		run -2 mk FRAMEWORK=oneflow ONEFLOW_ITERS=$n "$BATS_TEST_TMPDIR/results/1n1g_b128_fp32.md"
+		[[ "${lines[-1]}" == *"*** ONEFLOW_ITERS=$n: expected a whole number of iterations, at least 120.  Stop." ]]
+	done
+}
+
 @test "plsc: mixed precision with Paddle's cuDNN flags at best; DLPerf's runner, fp32 at 128 only" {
 	local launch='-m paddle.distributed.launch --cluster_node_ips=$NODE_IPS --node_ip=$(echo $NODE_IPS | cut -d, -f$(( NODE_RANK + 1 )))'
 	local flags='FLAGS_cudnn_exhaustive_search=1 FLAGS_conv_workspace_size_limit=4000 FLAGS_cudnn_batchnorm_spatial_persistent=1'

@@ -52,7 +52,8 @@ $(TEST_TARGETS): test-%: test-build
 # Whole files: a test belongs to this run by the file it is in.
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 SAN_DIR := $(OBJ)/san
-SAN_NAMES := grep-iters window median speedup table plot launch compare ranks bench-host data-units
+SAN_NAMES := grep-iters window median speedup table plot launch compare ranks outcome bench-host \
+	data-units
 SAN_PROGS := $(FILTERS) test-arena-check test-gpu-host $(if $(CUDA_FOUND),check-gpu-compare) \
 	test-data-check imagenet-synthetic
 SAN_ASAN := detect_leaks=0

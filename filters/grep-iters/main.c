@@ -224,8 +224,11 @@ static void add(struct log *lg, struct it *it)
 		ranks_keep(&lg->ranks, it, lg->in.lineno);
 		return;
 	}
+	/* -c dlperf: another rank's line of the interval just read spans it too */
+	if (it->iter != lg->sc.prev_iter || !lg->sc.dlperf)
+		lg->sc.from = lg->sc.prev_iter;
 	if (f->derive != DERIVE_NONE && !it->step.p) {
-		long long n = f->derive == DERIVE_RATE ? 1 : it->iter - lg->sc.prev_iter;
+		long long n = f->derive == DERIVE_RATE ? 1 : it->iter - lg->sc.from;
 		if (n < 1)
 			record_die(&lg->in, "iteration %lld after %lld", it->iter,
 				   lg->sc.prev_iter);

@@ -2,8 +2,8 @@
  * page.c — plot -s page: one self-contained HTML page of a result (no
  * script, no file or address outside it): the table (table's markdown,
  * -t, as HTML), the plot (gnuplot's SVG, -g, inline), the noise marks of
- * each configuration, the environment the runs recorded, and how the
- * figures were computed.
+ * each configuration and its runs that failed, the environment the runs
+ * recorded, and how the figures were computed.
  */
 #include "plot.h"
 
@@ -171,6 +171,14 @@ static void noise(const struct plotdata *d)
 			double pct = width / (d->stats ? p->mean : p->median) * 100;
 			printf("<tr><td>");
 			esc(framework_display(d->series[s].framework));
+			if (p->all_failed) {
+				printf("</td><td>%ldn%ldg</td><td>0</td><td>-</td>%s"
+				       "<td class=\"bad\">%s: every run failed (%s)</td></tr>\n",
+				       p->nodes, p->gpus,
+				       d->stats ? "<td>-</td><td>-</td><td>-</td>" : "",
+				       outcome_cells[p->status], p->failed);
+				continue;
+			}
 			printf("</td><td>%ldn%ldg</td><td>%ld</td><td>%.2f .. %.2f</td>", p->nodes,
 			       p->gpus, p->n, p->min, p->max);
 			if (d->stats) {
@@ -185,7 +193,7 @@ static void noise(const struct plotdata *d)
 				printf("<td>%s</td>", p->outliers[0] ? p->outliers : "-");
 			}
 			printf("<td class=\"%s\">",
-			       pct > NOISY_PCT || p->outliers[0] ? "bad" : "ok");
+			       pct > NOISY_PCT || p->outliers[0] || p->failed[0] ? "bad" : "ok");
 			if (d->stats && p->ci_lo < 0)
 				printf("too few runs for an interval");
 			else if (pct > NOISY_PCT)
@@ -195,10 +203,14 @@ static void noise(const struct plotdata *d)
 				printf("%s %.1f %%", d->stats ? "±" : "spread", pct);
 			if (p->outliers[0])
 				printf("; outliers");
+			if (p->failed[0])
+				printf("; failed: %s", p->failed);
 			printf("</td></tr>\n");
 		}
 	printf("</table>\n<p>A configuration is marked noisy when %s exceeds %.0f %% of its "
-	       "%s%s.</p>\n",
+	       "%s%s. Runs that failed (ran out of memory, failed, timed out) left no log: "
+	       "the others are measured, and a configuration whose runs all failed has no "
+	       "figure.</p>\n",
 	       d->stats ? "the half-width of the 95 % confidence interval of its mean"
 			: "the spread of its runs (max - min)",
 	       NOISY_PCT, d->stats ? "mean" : "median",

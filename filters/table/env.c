@@ -52,7 +52,7 @@ int env_read(struct env *env, const struct input *in)
 		mem_add(env, m.framework, m.key, m.peak_gpu, m.peak_mib);
 	}
 	metaline_free(&m);
-	return kind != META_OTHER;
+	return kind == META_ENV || kind == META_MEM;
 }
 
 /* ---- differences between runs of one configuration -------------------- */
@@ -352,8 +352,7 @@ static int utf8(const unsigned char *s)
 	return 1;
 }
 
-/* A JSON string; bytes of a text that is not UTF-8 as \u00XX (Latin-1). */
-static void json_string(const char *s)
+void json_string(const char *s)
 {
 	int raw = utf8((const unsigned char *)s);
 

@@ -49,8 +49,10 @@ int env_has_memory(const struct env *e);
 /* -s scaling: " <MiB> |" (or " - |") when a memory column is shown. */
 void env_memory_cell(struct env *e, const char *fw, const char *key);
 /* The end of the header (rule 0) or rule line (1) after the columns before
- * memory: " memory |" when shown, then " published |" when with_published. */
-const char *env_tail(const struct env *e, int with_published, int rule);
+ * memory: " memory |" when shown, " nccl |" when shown, then the published
+ * columns: none (published 0), " published |" (1), and " published memory
+ * |" (2). */
+const char *env_tail(const struct env *e, int published, int rule);
 /* -s scaling: " <NCCL's transports> |" (or " - |"), " †" after them for
  * a configuration of more than one node whose NCCL went over sockets,
  * when an nccl column is shown (env_tail). */
@@ -64,6 +66,8 @@ void env_footer(struct env *e);
  * [...]" and ", \"interconnect\": {\"topology\": [...], \"infiniband\": [...]}". */
 void env_json_case(struct env *e, const char *fw, const char *key);
 void env_json(struct env *e);
+/* A JSON string; bytes of a text that is not UTF-8 as \u00XX (Latin-1). */
+void json_string(const char *s);
 
 /* interconnect.c, over the items env.c indexed: whether an item's name is
  * one shown as the interconnect (not among the versions); a part of object

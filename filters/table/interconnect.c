@@ -176,8 +176,8 @@ static void matrix_summary(struct sb *b, const struct nodeitems *ni)
 		if (is_gpu(col[k]))
 			continue;
 		for (int a = 0; a < nc; a++)
-			if (ok[a] && is_gpu(col[a]) && (best < 0 || link_rank(cell[a][k]) <
-								  link_rank(cell[best][k])))
+			if (ok[a] && is_gpu(col[a]) &&
+			    (best < 0 || link_rank(cell[a][k]) < link_rank(cell[best][k])))
 				best = a;
 		if (best < 0)
 			continue;
@@ -256,7 +256,8 @@ char *ic_node(struct env *env, size_t id, int part)
 			ni.columns = e->value;
 		} else if (!strncmp(e->name, "topo.", 5) && (!dot || !strcmp(dot, ".name"))) {
 			const struct envline ***v = dot ? &ni.names : &ni.rows;
-			size_t *n = dot ? &ni.nnames : &ni.nrows, *cap = dot ? &ni.capnames : &ni.caprows;
+			size_t *n = dot ? &ni.nnames : &ni.nrows,
+			       *cap = dot ? &ni.capnames : &ni.caprows;
 			*v = xgrow(*v, cap, *n + 1, sizeof **v);
 			(*v)[(*n)++] = e;
 		} else if (!strncmp(e->name, "ib.", 3)) {
@@ -351,7 +352,8 @@ void ic_nccl(struct env *env, size_t id, struct ic_nccl *nc)
 			flags[nruns++] = 0;
 		}
 		if (t) {
-			add_parts(env, &seen, 0, e->value, &nc->transports, &nc->ntransports, &capt);
+			add_parts(env, &seen, 0, e->value, &nc->transports, &nc->ntransports,
+				  &capt);
 			flags[r] |= (has_part(e->value, "NET/Socket", 0) ? T_SOCKET : 0) |
 				    (has_part(e->value, "NET/", 0) ? T_NET : 0);
 		} else {

@@ -57,15 +57,19 @@ void env_memory_cell(struct env *env, const char *fw, const char *key)
 		printf(" - |");
 }
 
-const char *env_tail(const struct env *env, int with_published, int rule)
+const char *env_tail(const struct env *env, int published, int rule)
 {
-	/* [rule][memory][nccl][published] */
-	static const char *const t[2][2][2][2] = {
-		{{{"", " published |"}, {" nccl |", " nccl | published |"}},
-		 {{" memory |", " memory | published |"},
-		  {" memory | nccl |", " memory | nccl | published |"}}},
-		{{{"", " --- |"}, {" --- |", " --- | --- |"}},
-		 {{" --- |", " --- | --- |"}, {" --- | --- |", " --- | --- | --- |"}}}};
+	/* the header's names, [memory][nccl][published] */
+	static const char *const names[2][2][3] = {
+		{{"", " published |", " published | published memory |"},
+		 {" nccl |", " nccl | published |", " nccl | published | published memory |"}},
+		{{" memory |", " memory | published |", " memory | published | published memory |"},
+		 {" memory | nccl |", " memory | nccl | published |",
+		  " memory | nccl | published | published memory |"}}};
+	static const char *const rules[] = {"", " --- |", " --- | --- |", " --- | --- | --- |",
+					    " --- | --- | --- | --- |"};
+	int mem = env->nmems > 0, nccl = env->nccl != 0;
+	int pub = published < 0 ? 0 : published > 2 ? 2 : published;
 
-	return t[rule != 0][env->nmems > 0][env->nccl != 0][with_published != 0];
+	return rule ? rules[mem + nccl + pub] : names[mem][nccl][pub];
 }
