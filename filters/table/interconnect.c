@@ -214,7 +214,7 @@ static void ib_summary(struct sb *b, const struct nodeitems *ni)
 	for (size_t i = 0; i < ni->nib; i++) {
 		/* ib.<dev>.<port>.link_layer: one port, its other fields found by name */
 		const char *s = ni->ib[i]->name + 3, *dot = strrchr(s, '.');
-		if (strcmp(dot + 1, "link_layer") != 0 || dot == s)
+		if (!dot || dot == s || strcmp(dot + 1, "link_layer") != 0)
 			continue;
 		char port[256];
 		size_t n = (size_t)(dot - s);
@@ -251,10 +251,11 @@ char *ic_node(struct env *env, size_t id, int part)
 
 	for (size_t i = env->objects.first[id]; i != HASH_NONE; i = env->objects.next[i]) {
 		const struct envline *e = &env->items[i];
-		const char *dot = strchr(e->name + 5, '.');
+		int topo = !strncmp(e->name, "topo.", 5);
+		const char *dot = topo ? strchr(e->name + 5, '.') : NULL;
 		if (!strcmp(e->name, "topo.columns")) {
 			ni.columns = e->value;
-		} else if (!strncmp(e->name, "topo.", 5) && (!dot || !strcmp(dot, ".name"))) {
+		} else if (topo && (!dot || !strcmp(dot, ".name"))) {
 			const struct envline ***v = dot ? &ni.names : &ni.rows;
 			size_t *n = dot ? &ni.nnames : &ni.nrows,
 			       *cap = dot ? &ni.capnames : &ni.caprows;

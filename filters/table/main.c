@@ -368,7 +368,8 @@ int filter_run(int argc, char **argv)
 		"| speedup | n | spread |[ memory |][ nccl |][ published |]\n"
 		"    with the interval fields: samples/s | ± | speedup | ± | efficiency | n\n"
 		"    | spread | cv | noisy |; a failed runs column and OOM, failed or timeout\n"
-		"    rows with # outcome lines; then a footer of machine, versions, settings\n"
+		"    rows with # outcome lines; then a footer of machine, versions, settings,\n"
+		"    interconnect (nccl: NCCL's transports, † over sockets between nodes)\n"
 		"  compare: per batch, precision: | node num | device num | <framework> ... |\n"
 		"  json: {\"r50\": {\"<N>n<G>g\": {...}, ...}}, cases in ladder order, one line";
 	opterr = 0;
