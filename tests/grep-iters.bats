@@ -240,7 +240,7 @@ OUT
 	[ "$stderr" = "grep-iters: <stdin>:9: the log's PARAMETER line says batch_size : 128, -k says 64" ]
 	# mixed precision said either way agrees with amp and fp16 (DLPerf named it both)
 	sed -i 's/  amp : False / amp : True /' x/2n8g/r50_b128_amp_1.log x/2n8g/r50_b128_fp16_2.log
-	run -0 --separate-stderr bash -c 'grep-iters -a fp16=amp x/2n8g/r50_b128_amp_1.log x/2n8g/r50_b128_fp16_2.log | cut -f 3 | sort -u'
+	run -0 --separate-stderr bash -c 'grep-iters -a fp16=amp x/2n8g/r50_b128_amp_1.log x/2n8g/r50_b128_fp16_2.log | grep -v "^#" | cut -f 3 | sort -u'
 	[ "$output" = 2n8g_b128_amp ]
 	# a PARAMETER value that is not one
 	sed 's/ batch_size : 128 / batch_size : x /' x/4n8g/r50_b128_fp32_1.log > x/bad

@@ -291,7 +291,7 @@ bench_cmd() {
 	env -u NCCL_DEBUG -u NCCL_DEBUG_SUBSYS make -n -s --no-print-directory -C "$ROOT" \
 		CUDA_QUIET=1 BIN="${BIN_UNDER_TEST:-$ROOT/bin}" RUNS=1 LOGDIR="$BATS_TEST_TMPDIR/logs" \
 		RESULTS="$BATS_TEST_TMPDIR/results" "$@" "$BATS_TEST_TMPDIR/results/1n1g_b16_fp32.md" |
-		sed -n 's/.* 1n1g_b16_fp32 -- \(.*\) > .*/\1/p'
+		sed -n 's/.* 1n1g_b16_fp32 -- \([^>]*\) > .*/\1/p'
 }
 
 # bench_of ARGS…: the program of that command (bench, or bench-cuda where
