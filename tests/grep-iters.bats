@@ -812,3 +812,9 @@ nccl.transports=NET/Socket" ]
 	run -0 items "${many[@]}"
 	[ "$output" = "nccl.transports=$(seq -f 'NET/X%g' 1 16 | paste -sd,),..." ]
 }
+
+@test "a meta line is not NCCL's, though it quotes NCCL's words (launch's header quoting the command)" {
+	run -0 items "# launch key=2n2g_b16_fp32 hosts=a:2,b:2 start=2026-11-27T00:00:00Z command=sh -c 'echo NCCL INFO Using network Socket; echo NCCL version 2.1.0'" \
+		'# NCCL INFO Channel 00/0 : 0[0] -> 1[1] via NET/Socket/0'
+	[ -z "$output" ]
+}

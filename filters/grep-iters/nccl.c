@@ -9,7 +9,7 @@
  *
  * Reads the lines of a log that are not iteration lines (main.c: an
  * iteration line never comes here, so reading costs nothing per
- * iteration); writes, after the log's records and launch's lines, one
+ * iteration) nor meta lines; writes, after the log's records and launch's lines, one
  * "# env framework=<fw> key=<key> run=<r> node=0 <name>=<value>" line per
  * item found (lib's encoder, lib/meta.c), node 0 standing for the log,
  * which holds every rank's lines that reached it:
@@ -118,6 +118,8 @@ void nccl_line(struct nccl *nc, const char *s)
 {
 	const char *p, *m, *via;
 
+	if (s[0] == '#') /* a meta line: launch's header quotes the command */
+		return;
 	if ((p = strstr(s, "NCCL ")) == NULL) {
 		if ((p = strstr(s, "libibverbs: Warning: ")) != NULL)
 			set_add(&nc->ibverbs, p + 21, strlen(p + 21));
