@@ -795,3 +795,16 @@ nccl_input() {
 	[ "${lines[-2]}" = "- versions: a 1" ]
 	[ "${lines[-1]}" = "- interconnect: 1 GPU; InfiniBand ports: y:1 Ethernet" ]
 }
+
+@test "the footer's topology: a NIC by its NIC Legend name, its nearest GPUs; no InfiniBand device said so" {
+	p='framework=b key=1n1g_b1_fp32 run=1 node=0'
+	run -0 --separate-stderr table <<<"$(printf 'b\t1n1g_b1_fp32\t1.00\t1.00\t1.00\t1.00\t1\t1.00\n')
+# env $p topo.columns=GPU0,GPU1,GPU2,GPU3,NIC0,NIC1
+# env $p topo.GPU0=X,NV18,NV18,NV18,PIX,SYS
+# env $p topo.GPU1=NV18,X,NV18,NV18,PIX,SYS
+# env $p topo.GPU2=NV18,NV18,X,NV18,SYS,PXB
+# env $p topo.GPU3=NV18,NV18,NV18,X,SYS,NODE
+# env $p topo.NIC0.name=mlx5_0
+# env $p ib_devices=0"
+	[ "${lines[-1]}" = "- interconnect: 4 GPUs (pairs: 6 NV18); mlx5_0 nearest GPU0, GPU1 (PIX); NIC1 nearest GPU2 (PXB); InfiniBand ports: none" ]
+}
