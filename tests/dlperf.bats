@@ -37,7 +37,8 @@ rows() {
 # half a hundredth of a figure printed with three) and as printed.
 published() { # file fw b
 	awk -F'\t' -v fw="$2" -v b="$3" '!/^#/ && $1 == fw && $2 ~ ("_b" b "_") { k = $2; sub(/_.*/, "", k)
-		printf "%s %.2f %.2f %s%s\n", k, $3 + ($3 ~ /\.[0-9][0-9]5$/ ? 0.0001 : 0), $4, $3, (NF > 4 ? " " $5 : "") }' "$1"
+		mem = ""; if (NF > 4) mem = " " $5
+		printf "%s %.2f %.2f %s%s\n", k, $3 + ($3 ~ /\.[0-9][0-9]5$/ ? 0.0001 : 0), $4, $3, mem }' "$1"
 }
 
 @test "OneFlow 0.1.8 (2020-08-08): logs without stamps in DLPerf's layout give both tables, memory and three decimals as published" {
