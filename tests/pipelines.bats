@@ -11,9 +11,10 @@ bats_require_minimum_version 1.5.0
 load helper
 
 # mk ARGS…: make -n in the repository, the pipelines' paths given, and a
-# jemalloc path of its own (so that the commands do not depend on this host).
+# jemalloc path of its own (so that the commands do not depend on this host),
+# NCCL's variables as make's defaults make them.
 mk() {
-	make -n -s --no-print-directory -C "$ROOT" CUDA=0 BIN="${BIN_UNDER_TEST:-$ROOT/bin}" RUNS=1 \
+	env -u NCCL_DEBUG -u NCCL_DEBUG_SUBSYS make -n -s --no-print-directory -C "$ROOT" CUDA=0 BIN="${BIN_UNDER_TEST:-$ROOT/bin}" RUNS=1 \
 		LOGDIR="$BATS_TEST_TMPDIR/logs" RESULTS="$BATS_TEST_TMPDIR/results" \
 		PYTHON="${PY:-py}" JEMALLOC=/je.so DLE_CONVNETS=/dle IMAGENET=/in PYTORCH_EXAMPLES=/pe \
 		PLSC="${PLSC:-/plsc}" ONEFLOW_CNNS=/of "$@"
@@ -43,7 +44,8 @@ same() {
 	[ "$1" = "$2" ] || { printf 'got:  %s\nwant: %s\n' "$1" "$2"; false; }
 }
 
-PN="\$ROOT/pipelines/per-node bash -c '"
+NCCL='env NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT'
+PN="$NCCL \$ROOT/pipelines/per-node bash -c '"
 SET='printf "# env node=0 setting.%s\n"'
 JE='allocator=jemalloc malloc_conf=dirty_decay_ms:-1,muzzy_decay_ms:-1'
 
@@ -284,13 +286,18 @@ def main():
 	[ "${lines[2]}" = "# env framework=pytorch-synthetic key=1n1g_b2_fp32 run=1 node=0 setting.malloc_conf=dirty_decay_ms:-1,muzzy_decay_ms:-1" ]
 }
 
-# bench_of ARGS…: the program make -n gives launch for a bench run (bench,
-# or bench-cuda where the build found the toolkit and a device).
+# bench_cmd ARGS…: the command make -n gives launch for a bench run.
+bench_cmd() {
+	env -u NCCL_DEBUG -u NCCL_DEBUG_SUBSYS make -n -s --no-print-directory -C "$ROOT" \
+		CUDA_QUIET=1 BIN="${BIN_UNDER_TEST:-$ROOT/bin}" RUNS=1 LOGDIR="$BATS_TEST_TMPDIR/logs" \
+		RESULTS="$BATS_TEST_TMPDIR/results" "$@" "$BATS_TEST_TMPDIR/results/1n1g_b16_fp32.md" |
+		sed -n 's/.* 1n1g_b16_fp32 -- \([^>]*\) > .*/\1/p'
+}
+
+# bench_of ARGS…: the program of that command (bench, or bench-cuda where
+# the build found the toolkit and a device), after env's words.
 bench_of() {
-	make -n -s --no-print-directory -C "$ROOT" CUDA_QUIET=1 BIN="${BIN_UNDER_TEST:-$ROOT/bin}" \
-		RUNS=1 LOGDIR="$BATS_TEST_TMPDIR/logs" RESULTS="$BATS_TEST_TMPDIR/results" "$@" \
-		"$BATS_TEST_TMPDIR/results/1n1g_b16_fp32.md" | sed -n 's/.* 1n1g_b16_fp32 -- \([^ ]*\) .*/\1/p' |
-		xargs -r basename
+	bench_cmd "$@" | sed 's/^env \(NCCL_[A-Z_]*=[^ ]* \)*//' | cut -d' ' -f1 | xargs -r basename
 }
 
 @test "bench: bin/bench-cuda where the build finds the toolkit and a CUDA device, else bin/bench" {
@@ -320,4 +327,20 @@ bench_of() {
 		PATH=$BATS_TEST_TMPDIR/smi:$PATH run -0 bench_of
 		[ "$output" = bench ]
 	fi
+}
+
+@test "NCCL_DEBUG=INFO (INIT only) for the GPU pipelines and bench-cuda, not the CPU's bench; NCCL_DEBUG= leaves it" {
+	for fw in ngc-pytorch pytorch oneflow plsc; do
+		[[ "$(plan $fw 2n8g_b128_fp32)" == "$NCCL \$ROOT/pipelines/per-node bash -c '"* ]] ||
+			{ echo "$fw: $(plan $fw 2n8g_b128_fp32)"; false; }
+		[[ "$(plan $fw 2n8g_b128_fp32 SETTINGS=dlperf)" == "$NCCL "* ]]
+		[[ "$(plan $fw 2n8g_b128_fp32 NCCL_DEBUG=)" == "\$ROOT/pipelines/per-node "* ]]
+	done
+	[[ "$(plan oneflow 1n1g_b128_fp32 NCCL_DEBUG=WARN NCCL_DEBUG_SUBSYS=)" == "env NCCL_DEBUG=WARN \$ROOT/"* ]]
+	run -0 bench_cmd CUDA=0
+	[[ "$output" == "${BIN_UNDER_TEST:-$ROOT/bin}/bench --batch {batch} "* ]]
+	run -0 bench_cmd BENCH_BIN=/opt/bench-cuda
+	[ "$output" = "$NCCL /opt/bench-cuda --batch {batch} --precision {precision} --iters 120 " ]
+	run -0 bench_cmd BENCH_BIN=/opt/bench-cuda NCCL_DEBUG=
+	[[ "$output" == "/opt/bench-cuda --batch"* ]]
 }
