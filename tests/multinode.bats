@@ -217,7 +217,7 @@ rig_make() {
 	rig_empty
 }
 
-@test "make: a rank killed mid-run keeps no log, names the run, and only it runs again" {
+@test "make: a rank killed mid-run keeps no log but its outcome, the table its failed row, and only it runs again" {
 	[ -x "$ROOT/bin/bench" ] || skip "bin/bench is not built"
 	flag="$BATS_TEST_TMPDIR/kill-rank-1"
 	touch "$flag"
@@ -232,18 +232,21 @@ rig_make() {
 	echo "$stderr"
 	# 137: the killed rank's status; 255: Open MPI's, when rank 0 sees its
 	# peer's connection reset first (both seen, from run to run)
-	grep -Ex "make: bench 2n1g_b8_fp32 run 1 failed \(exit (137|255)\); no log kept" <<<"$stderr"
+	o=$BATS_TEST_TMPDIR/logs/bench/2n1g_b8_fp32/1.outcome
+	grep -Ex "make: bench 2n1g_b8_fp32 run 1 failed \(exit (137|255)\); no log kept; its outcome, failed, is in $o" <<<"$stderr"
 	[ -f "$BATS_TEST_TMPDIR/logs/bench/1n1g_b8_fp32/1.log" ]
 	[ ! -e "$BATS_TEST_TMPDIR/logs/bench/2n1g_b8_fp32/1.log" ]
 	[ ! -e "$BATS_TEST_TMPDIR/logs/bench/2n1g_b8_fp32/1.log.tmp" ]
-	[ ! -e "$BATS_TEST_TMPDIR/results/2n1g_b8_fp32.md" ]
+	[[ "$(cat "$o")" =~ ^"# outcome framework=bench key=2n1g_b8_fp32 run=1 status=failed exit="(137|255) ]]
+	grep -Eq '^\| 2 \| 1 \| 8 \| failed \|' "$BATS_TEST_TMPDIR/results/2n1g_b8_fp32.md"
 	rig_empty
 	rm "$flag"
 	run --separate-stderr rig_make "$BATS_TEST_TMPDIR/results/2n1g_b8_fp32.md" bench_CMD="$cmd"
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^run: .* …$' <<<"$stderr")" -eq 1 ]
 	grep -Fx "run: bench 2n1g_b8_fp32 #1 …" <<<"$stderr"
-	[ -f "$BATS_TEST_TMPDIR/results/2n1g_b8_fp32.md" ]
+	[ ! -e "$o" ]
+	grep -Eq '^\| 2 \| 1 \| 8 \| [0-9.]+ \|' "$BATS_TEST_TMPDIR/results/2n1g_b8_fp32.md"
 	rig_empty
 }
 
