@@ -8,8 +8,8 @@
 # each setting is and why, and writes them into the log: "# env node=0
 # setting.autocast=fp16" and so on). The GPU: channels_last, cudnn.benchmark,
 # fused SGD, AMP fp16 with a GradScaler for amp, bf16 autocast for bf16, TF32
-# for tf32 and none for fp32, NCCL between processes; PYTORCH_COMPILE=MODE
-# adds torch.compile. The CPU: jemalloc preloaded with its pages kept
+# for tf32 and none for fp32, NCCL between processes (NCCL_DEBUG=INFO, as for
+# bench-cuda: pipelines/settings.mk); PYTORCH_COMPILE=MODE adds torch.compile. The CPU: jemalloc preloaded with its pages kept
 # (MALLOC_CONF below: with jemalloc's defaults or glibc's malloc, large
 # tensors' pages are returned and faulted in again every step;
 # doc/performance.md has the cost); threads = cores / processes on the node;
@@ -34,7 +34,8 @@ PYTORCH_SYNTHETIC_ITERS ?= 120
 PYTORCH_SYNTHETIC_FLAGS ?=
 PYTORCH_COMPILE ?=
 
-pytorch-synthetic_CMD = env$(if $(JEMALLOC), LD_PRELOAD=$(JEMALLOC) MALLOC_CONF=$(PYTORCH_MALLOC_CONF)) \
+pytorch-synthetic_CMD = env$(if $(CUDA_DEVICE),$(patsubst env%,%,$(nccl_env)))$(if $(JEMALLOC), \
+	LD_PRELOAD=$(JEMALLOC) MALLOC_CONF=$(PYTORCH_MALLOC_CONF)) \
 	$(PYTORCH_PYTHON) $(CURDIR)/pipelines/pytorch_synthetic.py --batch {batch} \
 	--precision {precision} --iters $(PYTORCH_SYNTHETIC_ITERS) --layout $(PYTORCH_LAYOUT) \
 	--device $(if $(CUDA_DEVICE),cuda,cpu)$(if $(PYTORCH_COMPILE), --compile $(PYTORCH_COMPILE)) \

@@ -12,9 +12,10 @@ bats_require_minimum_version 1.5.0
 load helper
 
 # mk ARGS…: make -n in the repository, the pipelines' paths given, and a
-# jemalloc path of its own (so that the commands do not depend on this host).
+# jemalloc path of its own (so that the commands do not depend on this host),
+# NCCL's variables as make's defaults make them.
 mk() {
-	make -n -s --no-print-directory -C "$ROOT" CUDA=0 BIN="${BIN_UNDER_TEST:-$ROOT/bin}" RUNS=1 \
+	env -u NCCL_DEBUG -u NCCL_DEBUG_SUBSYS make -n -s --no-print-directory -C "$ROOT" CUDA=0 BIN="${BIN_UNDER_TEST:-$ROOT/bin}" RUNS=1 \
 		LOGDIR="$BATS_TEST_TMPDIR/logs" RESULTS="$BATS_TEST_TMPDIR/results" \
 		PYTHON="${PY:-py}" JEMALLOC=/je.so DLE_CONVNETS=/dle IMAGENET=/in PYTORCH_EXAMPLES=/pe \
 		PLSC="${PLSC:-/plsc}" ONEFLOW_CNNS=/of "$@"
@@ -44,7 +45,8 @@ same() {
 	[ "$1" = "$2" ] || { printf 'got:  %s\nwant: %s\n' "$1" "$2"; false; }
 }
 
-PN="\$ROOT/pipelines/per-node bash -c '"
+NCCL='env NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT'
+PN="$NCCL \$ROOT/pipelines/per-node bash -c '"
 SET='printf "# env node=0 setting.%s\n"'
 JE='allocator=jemalloc malloc_conf=dirty_decay_ms:-1,muzzy_decay_ms:-1'
 
@@ -285,13 +287,18 @@ def main():
 	[ "${lines[2]}" = "# env framework=pytorch-synthetic key=1n1g_b2_fp32 run=1 node=0 setting.malloc_conf=dirty_decay_ms:-1,muzzy_decay_ms:-1" ]
 }
 
-# bench_of ARGS…: the program make -n gives launch for a bench run (bench,
-# or bench-cuda where the build found the toolkit and a device).
+# bench_cmd ARGS…: the command make -n gives launch for a bench run.
+bench_cmd() {
+	env -u NCCL_DEBUG -u NCCL_DEBUG_SUBSYS make -n -s --no-print-directory -C "$ROOT" \
+		CUDA_QUIET=1 BIN="${BIN_UNDER_TEST:-$ROOT/bin}" RUNS=1 LOGDIR="$BATS_TEST_TMPDIR/logs" \
+		RESULTS="$BATS_TEST_TMPDIR/results" "$@" "$BATS_TEST_TMPDIR/results/1n1g_b16_fp32.md" |
+		sed -n 's/.* 1n1g_b16_fp32 -- \([^>]*\) > .*/\1/p'
+}
+
+# bench_of ARGS…: the program of that command (bench, or bench-cuda where
+# the build found the toolkit and a device), after env's words.
 bench_of() {
-	make -n -s --no-print-directory -C "$ROOT" CUDA_QUIET=1 BIN="${BIN_UNDER_TEST:-$ROOT/bin}" \
-		RUNS=1 LOGDIR="$BATS_TEST_TMPDIR/logs" RESULTS="$BATS_TEST_TMPDIR/results" "$@" \
-		"$BATS_TEST_TMPDIR/results/1n1g_b16_fp32.md" | sed -n 's/.* 1n1g_b16_fp32 -- \([^ ]*\) .*/\1/p' |
-		xargs -r basename
+	bench_cmd "$@" | sed 's/^env \(NCCL_[A-Z_]*=[^ ]* \)*//' | cut -d' ' -f1 | xargs -r basename
 }
 
 @test "bench: bin/bench-cuda where the build finds the toolkit and a CUDA device, else bin/bench" {
@@ -338,13 +345,13 @@ bench_of() {
 			sed -n 's/.* 1n1g_b256_amp -- *//p' | sed "s| *> .*||; s|$ROOT|\$ROOT|g"
 	}
 	PATH=$BATS_TEST_TMPDIR/smi:$PATH run -0 cmd
-	same "$output" "env /usr/bin/python3 \$ROOT/pipelines/pytorch_synthetic.py --batch {batch} --precision {precision} --iters 120 --layout channels_last --device cuda"
+	same "$output" "env NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT /usr/bin/python3 \$ROOT/pipelines/pytorch_synthetic.py --batch {batch} --precision {precision} --iters 120 --layout channels_last --device cuda"
 	PATH=$BATS_TEST_TMPDIR/smi:$PATH run -0 cmd CUDA_DEVICE= PYTORCH_COMPILE=max-autotune
 	same "$output" "env /usr/bin/python3 \$ROOT/pipelines/pytorch_synthetic.py --batch {batch} --precision {precision} --iters 120 --layout channels_last --device cpu --compile max-autotune"
 	# where /usr/bin/python3 has no torch: the python3 on PATH (a venv's) that has
 	PATH=$BATS_TEST_TMPDIR/venv:$BATS_TEST_TMPDIR/smi:$PATH run -0 cmd \
 		PYTORCH_PYTHONS="/nonexistent/python3 python3"
-	same "$output" "env $BATS_TEST_TMPDIR/venv/python3 \$ROOT/pipelines/pytorch_synthetic.py --batch {batch} --precision {precision} --iters 120 --layout channels_last --device cuda"
+	same "$output" "env NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT $BATS_TEST_TMPDIR/venv/python3 \$ROOT/pipelines/pytorch_synthetic.py --batch {batch} --precision {precision} --iters 120 --layout channels_last --device cuda"
 }
 
 @test "pytorch_synthetic.py's GPU path, torch.cuda standing in on the CPU: its settings and memory" {
@@ -404,4 +411,20 @@ PY
 	CUDA_VISIBLE_DEVICES=-1 run -0 --separate-stderr /usr/bin/python3 "$s" --batch 2 --image 32 \
 		--classes 10 --iters 1 --threads 1 --allocator system
 	[[ "${lines[0]}" == "# bench model=resnet50 backend=pytorch-cpu "* ]]
+}
+
+@test "NCCL_DEBUG=INFO (INIT only) for the GPU pipelines and bench-cuda, not the CPU's bench; NCCL_DEBUG= leaves it" {
+	for fw in ngc-pytorch pytorch oneflow plsc; do
+		[[ "$(plan $fw 2n8g_b128_fp32)" == "$NCCL \$ROOT/pipelines/per-node bash -c '"* ]] ||
+			{ echo "$fw: $(plan $fw 2n8g_b128_fp32)"; false; }
+		[[ "$(plan $fw 2n8g_b128_fp32 SETTINGS=dlperf)" == "$NCCL "* ]]
+		[[ "$(plan $fw 2n8g_b128_fp32 NCCL_DEBUG=)" == "\$ROOT/pipelines/per-node "* ]]
+	done
+	[[ "$(plan oneflow 1n1g_b128_fp32 NCCL_DEBUG=WARN NCCL_DEBUG_SUBSYS=)" == "env NCCL_DEBUG=WARN \$ROOT/"* ]]
+	run -0 bench_cmd CUDA=0
+	[[ "$output" == "${BIN_UNDER_TEST:-$ROOT/bin}/bench --batch {batch} "* ]]
+	run -0 bench_cmd BENCH_BIN=/opt/bench-cuda
+	[ "$output" = "$NCCL /opt/bench-cuda --batch {batch} --precision {precision} --iters 120 " ]
+	run -0 bench_cmd BENCH_BIN=/opt/bench-cuda NCCL_DEBUG=
+	[[ "$output" == "/opt/bench-cuda --batch"* ]]
 }
