@@ -37,7 +37,8 @@ case "\$*" in
 *name,driver_version*noheader*) echo "NVIDIA H100 80GB HBM3, 580.159.04" ;;
 *noheader*) echo "NVIDIA H100 80GB HBM3, 00000000:00:05.0, 580.159.04, 81559, 1980, 2619, 1980, 2619, 700.00, None" ;;
 *--query-gpu*) echo "index, name"; echo "0, NVIDIA H100 80GB HBM3" ;;
-*) echo "fake nvidia-smi" ;;
+"topo -m") printf '\tGPU0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\nGPU0\t X \t0-15\t0\t\tN/A\n' ;;
+*) exit 1 ;;
 esac
 EOF
 
