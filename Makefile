@@ -8,6 +8,7 @@
 #   make results/4n8g_b128_fp32.svg    the plot (gnuplot; .gp beside it re-plots)
 #   make results/4n8g_b128_fp32.html   one self-contained page: table, plot, noise,
 #                                      environment, method (compare_*.svg too)
+#   make maxbatch KEY=1n8g_b128_fp32   the largest batch per device that fits, by bisection
 #   make test                          every Bats suite (installs what they need)
 #   make perf-roof | perf-cpu | perf-filters   the project's benchmarks (figures)
 #   make format | format-check         the one C and CUDA style
@@ -17,11 +18,12 @@
 # TIMEOUT (seconds per run), COMPAT=dlperf (DLPerf's own methods), ALIAS
 # (precision alias for grep-iters, e.g. fp16=amp), WINDOW (window's flags,
 # e.g. '-s 2 -n 4'; default: the log format's window), PUBLISHED (a
-# data/dlperf TSV for a "published" column).
+# data/dlperf TSV for a "published" column), RETRY=1 (run again the runs
+# that ran out of memory).
 #
 # Each part of the tree brings its own make fragment: lib/lib.mk (the shared
-# library), filters/filters.mk (the nine filters: launch grep-iters window
-# median speedup table plot ranks compare), bench/bench.mk and
+# library), filters/filters.mk (the filters: launch grep-iters window
+# median speedup table plot ranks compare outcome), bench/bench.mk and
 # bench/cuda/cuda.mk (the native trainer), pipelines/*.mk (one per
 # framework), tests/tests.mk (suites), tests/perf/perf.mk (benchmarks).
 
@@ -59,11 +61,14 @@ shq = '$(subst ','\'',$(1))'
 # unless given), which holds TEXT. The file is compared with TEXT as make
 # reads this Makefile: only when they differ is it rewritten and what
 # depends on it made again, so make -n shows only what a make would do.
+# TEXT is kept in track_text_NAME before it is compared: a comma in it
+# (nvcc's -Xcompiler -Wall,-Wextra) would split a function's arguments.
 track_same = $(and $(findstring x$(1),x$(2)),$(findstring x$(2),x$(1)))
 define track_flags
-$(or $(3),$(OBJ))/.flags-$(1):$(if $(call track_same,$(strip $(2)),$(if \
-	$(wildcard $(or $(3),$(OBJ))/.flags-$(1)),$(file <$(or $(3),$(OBJ))/.flags-$(1)))),, FORCE)
-	@mkdir -p $$(@D); printf '%s\n' $(call shq,$(strip $(2))) > $$@
+track_text_$(1) := $(strip $(2))
+$(or $(3),$(OBJ))/.flags-$(1):$$(if $$(call track_same,$$(track_text_$(1)),$$(if \
+	$$(wildcard $(or $(3),$(OBJ))/.flags-$(1)),$$(file <$(or $(3),$(OBJ))/.flags-$(1)))),, FORCE)
+	@mkdir -p $$(@D); printf '%s\n' $$(call shq,$$(track_text_$(1))) > $$@
 endef
 FORCE:
 $(eval $(call track_flags,c,$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)))
@@ -159,6 +164,7 @@ COMPAT ?=
 ALIAS ?=
 WINDOW ?=
 PUBLISHED ?=
+RETRY ?=
 
 # COMPAT goes to grep-iters only: its "# mode=dlperf" line tells window and
 # median downstream.
@@ -194,20 +200,33 @@ ladders_of = $(shell for key in $(1); do \
 ladder_from = $(subst $(comma), ,$(patsubst $(1)=%,%,$(filter $(1)=%,$(2))))
 ladder = $(call ladder_from,$(1),$(call ladders_of,$(1)))
 
-# A DLPerf tree (LOGDIR/<N>n<G>g/<model>_b<B>_<prec>_<run>.log) is read as it
-# is and never run into; ours is LOGDIR/<framework>/<key>/<run>.log.
-DLPERF_TREE := $(if $(wildcard $(LOGDIR)/$(FRAMEWORK)),,$(wildcard $(LOGDIR)/1n1g))
+# A DLPerf tree (LOGDIR/<N>n<G>g/<model>_b<B>_<prec>_<run>.log, or the
+# train.sh layout of its first PyTorch reports,
+# LOGDIR/<model>_<N>node_bz<B>/<N>n<G>c_real.log) is read as it is and never
+# run into; ours is LOGDIR/<framework>/<key>/<run>.log.
+DLPERF_TREE := $(if $(wildcard $(LOGDIR)/$(FRAMEWORK)),,$(wildcard $(LOGDIR)/1n1g $(LOGDIR)/*_*node_bz*))
 RUN_IDS := $(shell seq 1 $(RUNS))
 
-# logs_of KEY: the log files a result for KEY reads.
+# logs_of KEY: the log files a result for KEY reads. A run that ran out of
+# memory left no log but an outcome (<run>.outcome, doc/formats.md): that
+# file stands for it, and it is not run again, unless RETRY is set. (A run
+# that failed otherwise or timed out is run again: its outcome stays only
+# until then.)
 ifeq ($(DLPERF_TREE),)
-logs_of = $(foreach r,$(RUN_IDS),$(LOGDIR)/$(FRAMEWORK)/$(1)/$(r).log)
+oom_outcome = $(if $(RETRY),,$(if $(filter $(1),$(2)),$(filter status=oom,$(file <$(1)))))
+run_files = $(foreach r,$(RUN_IDS),$(if $(call oom_outcome,$(1)/$(r).outcome,$(2)),\
+	$(1)/$(r).outcome,$(1)/$(r).log))
+logs_of = $(call run_files,$(LOGDIR)/$(FRAMEWORK)/$(1),$(wildcard $(LOGDIR)/$(FRAMEWORK)/$(1)/*.outcome))
 else
 # ALIAS=fp16=amp also reads the fp16 files of an amp ladder (DLPerf named
 # some mixed-precision logs fp16, others amp).
 alias_suffixes = $(1) $(if $(ALIAS),$(subst _$(word 2,$(subst =, ,$(ALIAS))),_$(word 1,$(subst =, ,$(ALIAS))),$(1)))
 logs_of = $(sort $(foreach s,$(call alias_suffixes,$(call key_suffix,$(1))),\
-	$(wildcard $(LOGDIR)/$(firstword $(subst _, ,$(1)))/*$(s)_*.log)))
+	$(wildcard $(LOGDIR)/$(firstword $(subst _, ,$(1)))/*$(s)_*.log)) $(call trainsh_log,$(1)))
+# train.sh's one fp32 log of KEY
+trainsh_log = $(if $(filter fp32,$(word 4,$(call key_parts,$(1)))),$(wildcard \
+	$(LOGDIR)/*_$(call key_nodes,$(1))node_bz$(word 3,$(call key_parts,$(1)))/$(call \
+	key_nodes,$(1))n$(call key_gpus,$(1))c_real.log))
 endif
 
 # Runs on the same hosts never overlap, even under make -j: each run holds
@@ -224,16 +243,31 @@ py_versions = $(1) -c 'import importlib.metadata as m; [print(d.metadata["Name"]
 # temporary file and renamed, so a failed or interrupted run leaves none.
 # The figure of its progress line is the run's own summary line (bench's
 # "# summary ... samples_per_s=X"); a log without one gets the time alone.
+# The run's stderr passes through and is kept beside it until it ends
+# (its tee ignores the signals that stop the job, so launch can still say
+# so). A run that fails leaves its outcome instead, <run>.outcome (bin/outcome
+# reads the partial log and the stderr: out of memory, failed or timeout),
+# and the rule succeeds, so that the result is made with the run's row;
+# the views then make make fail (view_status). Asked for itself (make
+# LOGDIR/FW/KEY/1.log) the rule fails. A run that launch says was
+# interrupted leaves no outcome, and the rule fails with launch's status.
 define run_rule
-$(LOGDIR)/$(FRAMEWORK)/$(1)/%.log: | $$($(FRAMEWORK)_DEPS) $(BIN)/launch
+$(LOGDIR)/$(FRAMEWORK)/$(1)/%.log: | $$($(FRAMEWORK)_DEPS) $(BIN)/launch $(BIN)/outcome
 	@mkdir -p $$(@D) $(LOGDIR)
 	@echo "run: $(FRAMEWORK) $(1) #$$* …" >&2
-	@trap 'rm -f $$@.tmp' EXIT; start=$$$$(date +%s); \
-	flock $(RUN_LOCK) $(BIN)/launch -t $(TIMEOUT) $(if $(HOSTS),-H $(HOSTS)) \
+	@o=$$(@D)/$$*.outcome; trap 'rm -f $$@.tmp $$@.err "$$$$o.tmp"' EXIT; start=$$$$(date +%s); \
+	{ flock $(RUN_LOCK) $(BIN)/launch -t $(TIMEOUT) $(if $(HOSTS),-H $(HOSTS)) \
 		$$(if $$($(FRAMEWORK)_VERSIONS),-v $$(call shq,$$($(FRAMEWORK)_VERSIONS))) $(1) -- \
-		$$($(FRAMEWORK)_CMD) > $$@.tmp || { rc=$$$$?; rm -f $$@.tmp; \
+		$$($(FRAMEWORK)_CMD) > $$@.tmp; } 2>&1 | { trap '' INT TERM HUP; exec tee $$@.err >&2; } || \
+	{ rc=$$$$?; \
+		if $(BIN)/outcome -F $(FRAMEWORK) -k $(1) -r $$* -x $$$$rc $$@.tmp $$@.err > "$$$$o.tmp"; then \
+			mv "$$$$o.tmp" "$$$$o"; st=$$$$(sed 's/.* status=\([a-z]*\).*/\1/' "$$$$o"); \
+			echo "make: $(FRAMEWORK) $(1) run $$* failed (exit $$$$rc); no log kept; its outcome," \
+				"$$$$st, is in $$$$o$$$$([ $$$$st != oom ] || echo ', not run again without RETRY=1')" >&2; \
+			exit $$(if $$(filter $$@,$$(MAKECMDGOALS)),1,0); \
+		fi; \
 		echo "make: $(FRAMEWORK) $(1) run $$* failed (exit $$$$rc); no log kept" >&2; exit $$$$rc; }; \
-	mv $$@.tmp $$@; \
+	mv $$@.tmp $$@; rm -f "$$$$o"; \
 	rate=$$$$(sed -n '/^# summary /{s/.* samples_per_s=\([0-9.]*\).*/\1/p;q}' $$@); \
 	echo "run: $(FRAMEWORK) $(1) #$$* done in $$$$(( $$$$(date +%s) - start )) s$$$${rate:+: $$$$rate samples/s (its summary)}" >&2
 endef
@@ -251,14 +285,27 @@ VIEW_DEPS = $(RESULTS)/.flags-views $(PUBLISHED)
 # leaves neither (.DELETE_ON_ERROR sees only $@).
 to_tmp = > $@.tmp || { rm -f $@.tmp; false; }
 
+# Of the runs FILES (logs and outcomes) once they have run: those with a
+# log, and the outcomes of the others. $(wildcard) of whole names stats
+# each file as the recipe is expanded, after the runs.
+runs_logged = $(wildcard $(filter %.log,$(1)))
+runs_failed = $(wildcard $(filter %.outcome,$(1)) $(patsubst %.log,%.outcome,\
+	$(filter-out $(call runs_logged,$(1)),$(filter %.log,$(1)))))
+
 # tsv_rule NAME,LOGS,WHAT: $(RESULTS)/NAME.tsv from LOGS (WHAT names them
-# when there are none).
+# when there are none) and the outcomes of the runs that left none: median
+# reads them after the run records and passes them on (doc/formats.md).
 define tsv_rule
-$(RESULTS)/$(1).tsv: $(2) $(RECORD_BINS) $(RESULTS)/.flags-tsv
+$(RESULTS)/$(1).tsv: $(2) $(RECORD_BINS) $(BIN)/outcome $(RESULTS)/.flags-tsv
 	@mkdir -p $$(@D)
-	$$(if $$(filter %.log,$$^),,$$(error no logs of $(3) under $(LOGDIR)))
-	$(call run_records,$$(filter %.log,$$^)) | $(BIN)/median | $(BIN)/speedup $$(to_tmp)
+	$$(if $$(filter %.log %.outcome,$$^),,$$(error no logs of $(3) under $(LOGDIR)))
+	@for f in $$(filter %.log,$$^); do [ -e "$$$$f" ] || [ -e "$$$${f%.log}.outcome" ] || \
+		{ echo "make: $$$$f: the run left no log and no outcome" >&2; exit 1; }; done
+	$$(if $$(call runs_logged,$$^),$(call run_records,$$(call runs_logged,$$^)) | \
+		)$(BIN)/median $$(if $$(call runs_logged,$$^),$$(if $$(call runs_failed,$$^),- ))$$(call \
+		runs_failed,$$^) | $(BIN)/speedup $$(to_tmp)
 	@mv $$@.tmp $$@
+	$$(call view_status)
 endef
 ladder_logs = $(foreach k,$(call ladder_from,$(1),$(LADDERS)),$(call logs_of,$(k)))
 
@@ -277,15 +324,49 @@ endif
 $(foreach k,$(RESULT_KEYS),$(eval $(call tsv_rule,$(k),$(call ladder_logs,$(k)),$(k)'s ladder)))
 # compare_b<B>_<prec>: every framework that has logs of that batch and
 # precision, side by side (nothing is run for it).
-$(foreach k,$(COMPARE_KEYS),$(eval $(call tsv_rule,$(k),\
-	$(sort $(wildcard $(LOGDIR)/*/*_$(patsubst compare_%,%,$(k))/*.log)),*_$(patsubst compare_%,%,$(k)))))
+compare_runs = $(sort $(wildcard $(addprefix $(LOGDIR)/*/*_$(1:compare_%=%)/*.,log outcome)))
+$(foreach k,$(COMPARE_KEYS),$(eval $(call tsv_rule,$(k),$(call compare_runs,$(k)),*_$(k:compare_%=%))))
+# A run asked for itself, $(LOGDIR)/$(FRAMEWORK)/KEY/RUN.log (make maxbatch
+# asks so), has its rule too.
+LOG_GOAL_KEYS := $(sort $(patsubst $(LOGDIR)/$(FRAMEWORK)/%/,%,$(dir $(filter \
+	$(LOGDIR)/$(FRAMEWORK)/%.log,$(MAKECMDGOALS)))))
+$(foreach k,$(filter %=!,$(if $(LOG_GOAL_KEYS),$(call ladders_of,$(LOG_GOAL_KEYS)))),\
+	$(error $(LOGDIR)/$(FRAMEWORK)/$(patsubst %=!,%,$(k)): not a configuration key $(KEY_SHAPE)))
 ifeq ($(DLPERF_TREE),)
-$(foreach k,$(sort $(foreach k,$(RESULT_KEYS),$(call ladder_from,$(k),$(LADDERS)))),\
+$(foreach k,$(sort $(LOG_GOAL_KEYS) $(foreach k,$(RESULT_KEYS),$(call ladder_from,$(k),$(LADDERS)))),\
 	$(eval $(call run_rule,$(k))))
 endif
 
 # The views, for the results asked for: $(call asked,KEYS,.EXT).
 asked = $(foreach k,$(1),$(RESULTS)/$(k)$(2))
+
+# A result that holds runs which failed (their outcome lines in its .tsv)
+# is made whole, with their rows, and then make fails: the recipe of the
+# last file asked for that no other asked file needs (FINAL_GOAL: an .html
+# before an .svg, before an .md, .json or .gp, before a .tsv) ends with
+# view_status, which looks at the .tsv of every result asked for; that file
+# waits for every other one asked, so that all are made first, under -j
+# too. It stays (.PRECIOUS: it is whole), and while a result asked for has
+# outcomes of its runs every make makes it again (FORCE), so every make
+# says so.
+FINAL_GOAL := $(lastword $(or $(filter %.html,$(RESULT_GOALS)),$(filter %.svg,$(RESULT_GOALS)),\
+	$(filter %.md %.json %.gp,$(RESULT_GOALS)),$(RESULT_GOALS)))
+ASKED_TSVS := $(sort $(addsuffix .tsv,$(basename $(RESULT_GOALS))))
+view_status = $(if $(filter $@,$(FINAL_GOAL)),@bad=; total=0; for t in $(ASKED_TSVS); do \
+	n=$$(grep -c '^# outcome ' "$$t" 2>/dev/null || true); [ "$${n:-0}" = 0 ] || \
+	{ bad="$$bad $${t%.tsv}"; total=$$((total + n)); }; done; [ -z "$$bad" ] || \
+	{ echo "make: $$total run(s) failed: OOM$(comma) failed or timeout in the table of$$bad" \
+		"(RETRY=1 runs again those out of memory)" >&2; exit 1; })
+ifneq ($(FINAL_GOAL),)
+.PRECIOUS: $(FINAL_GOAL)
+$(FINAL_GOAL): | $(filter-out $(FINAL_GOAL),$(RESULT_GOALS))
+endif
+failing_keys := $(foreach k,$(RESULT_KEYS),$(if $(wildcard $(patsubst %.log,%.outcome,\
+	$(call ladder_logs,$(k)))),$(k))) $(foreach k,$(COMPARE_KEYS),$(if $(filter %.outcome,\
+	$(call compare_runs,$(k))),$(k)))
+ifneq ($(strip $(failing_keys)),)
+$(FINAL_GOAL): FORCE
+endif
 
 # KEY.md and KEY.json: the ladder's table (PUBLISHED's column) and DLPerf's
 # result JSON; compare_*.md: the frameworks side by side.
@@ -293,14 +374,17 @@ $(call asked,$(RESULT_KEYS),.md): $(RESULTS)/%.md: $(RESULTS)/%.tsv $(BIN)/table
 	$(BIN)/table $(TABLE_FLAGS) $< $(to_tmp)
 	@mv $@.tmp $@
 	@cat $@
+	$(call view_status)
 $(call asked,$(RESULT_KEYS),.json): $(RESULTS)/%.json: $(RESULTS)/%.tsv $(BIN)/table
 	$(BIN)/table -s json $< $(to_tmp)
 	@mv $@.tmp $@
 	@cat $@; echo
+	$(call view_status)
 $(call asked,$(COMPARE_KEYS),.md): $(RESULTS)/%.md: $(RESULTS)/%.tsv $(BIN)/table
 	$(BIN)/table -s compare $< $(to_tmp)
 	@mv $@.tmp $@
 	@cat $@
+	$(call view_status)
 
 # KEY.gp: plot's gnuplot script, its data inline (.svg: gnuplot draws it,
 # and a person can re-plot it by hand); compare_*.gp the frameworks side by
@@ -308,18 +392,22 @@ $(call asked,$(COMPARE_KEYS),.md): $(RESULTS)/%.md: $(RESULTS)/%.tsv $(BIN)/tabl
 $(call asked,$(RESULT_KEYS),.gp): $(RESULTS)/%.gp: $(RESULTS)/%.tsv $(BIN)/plot $(VIEW_DEPS)
 	$(BIN)/plot $(TABLE_FLAGS) $< $(to_tmp)
 	@mv $@.tmp $@
+	$(call view_status)
 $(call asked,$(COMPARE_KEYS),.gp): $(RESULTS)/%.gp: $(RESULTS)/%.tsv $(BIN)/plot
 	$(BIN)/plot -s compare $< $(to_tmp)
 	@mv $@.tmp $@
+	$(call view_status)
 $(call asked,$(RESULT_KEYS),.html): $(RESULTS)/%.html: $(RESULTS)/%.tsv $(RESULTS)/%.md \
 		$(RESULTS)/%.svg $(BIN)/plot
 	$(BIN)/plot -s page -t $(RESULTS)/$*.md -g $(RESULTS)/$*.svg $< $(to_tmp)
 	@mv $@.tmp $@
+	$(call view_status)
 
 GNUPLOT := gnuplot
 $(RESULTS)/%.svg: $(RESULTS)/%.gp
 	$(GNUPLOT) $< $(to_tmp)
 	@mv $@.tmp $@
+	$(call view_status)
 
 # ---- the default job ---------------------------------------------------
 #
@@ -337,6 +425,41 @@ default: deps
 .PHONY: default deps all clean FORCE
 clean:
 	rm -rf $(BIN) $(OBJ)
+
+# `make maxbatch FRAMEWORK=fw KEY=<N>n<G>g_b<B>_<prec>`: the largest batch
+# per device that fits N nodes of G devices, said in one line. From B it
+# doubles while runs fit (halves while they run out of memory), then
+# bisects between the largest that fit and the smallest that did not. Each
+# probe is run 1 of its key, an ordinary run of the log tree: a log there
+# already fits, an outcome there already ran out of memory (RETRY=1 runs it
+# again). A probe that fails otherwise, or times out, stops the search.
+maxbatch: $(BIN)/launch $(BIN)/outcome
+	@[ -n "$(KEY)" ] || { echo "make maxbatch needs KEY=<N>n<G>g_b<B>_<prec>" >&2; exit 2; }
+	@[ -z "$(DLPERF_TREE)" ] || { echo "make maxbatch: $(LOGDIR) is a DLPerf log tree, never run into" >&2; exit 2; }
+	@key=$(call shq,$(KEY)); [[ $$key =~ ^$(KEY_PATTERN)$$ ]] || \
+		{ echo "make maxbatch: KEY=$$key is not a configuration key $(KEY_SHAPE)" >&2; exit 2; }; \
+	case=$${key%%_b*}; prec=$${key##*_}; b=$${key#*_b}; b=$${b%%_*}; lo=0; hi=0; \
+	dir() { echo "$(LOGDIR)/$(FRAMEWORK)/$${case}_b$$1_$$prec"; }; \
+	state() { if [ -e "$$(dir $$1)/1.log" ]; then echo fit; \
+		elif grep -qs ' status=oom' "$$(dir $$1)/1.outcome"; then echo oom; else echo none; fi; }; \
+	probe() { local s; s=$$(state $$1); [ $$s = fit ] || { [ $$s = oom ] && [ -z "$(RETRY)" ]; } || \
+		{ $(MAKE) --no-print-directory "$$(dir $$1)/1.log" >&2 || true; s=$$(state $$1); }; echo $$s; }; \
+	while :; do \
+		case $$(probe $$b) in \
+		fit) lo=$$b ;; oom) hi=$$b ;; \
+		*) echo "make maxbatch: $(FRAMEWORK) $${case}_b$${b}_$$prec neither ran to its end nor ran" \
+			"out of memory ($$(dir $$b)); no answer" >&2; exit 1 ;; \
+		esac; \
+		if [ $$hi = 0 ]; then b=$$((lo * 2 > $(KEY_PART_MAX) ? $(KEY_PART_MAX) : lo * 2)); \
+		elif [ $$lo = 0 ]; then b=$$((hi / 2)); \
+		else b=$$(((lo + hi) / 2)); fi; \
+		[ $$b != $$lo ] && [ $$b != 0 ] || break; \
+	done; \
+	what="maxbatch: $(FRAMEWORK) $$case $$prec:"; \
+	if [ $$lo = 0 ]; then echo "$$what even batch 1 runs out of memory"; exit 1; fi; \
+	if [ $$hi = 0 ]; then echo "$$what batch $$lo fits, the largest a key holds"; \
+	else echo "$$what the largest batch per device that fits is $$lo ($$hi runs out of memory)"; fi
+.PHONY: maxbatch
 
 # `make print-ladder KEY=4n8g_b128_fp32`: the keys a result of KEY reads.
 print-ladder:

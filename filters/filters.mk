@@ -1,10 +1,10 @@
-# The filters: median, speedup and compare one C file each in filters/;
+# The filters: median, speedup, compare and outcome one C file each in filters/;
 # window in filters/window/, table in filters/table/; grep-iters in filters/grep-iters/ (the driver, log
 # paths, rank grouping) with the log formats in filters/formats/ (one file a
 # format and their registry); launch in filters/launch/. All link lib/. Files
 # added to those folders are built with no edit here.
 
-FILTERS := launch grep-iters window median speedup table plot ranks compare
+FILTERS := launch grep-iters window median speedup table plot ranks compare outcome
 FORMATS_LIB := $(OBJ)/libformats.a
 
 $(FORMATS_LIB): $(call objs,$(wildcard filters/formats/*.c))

@@ -24,6 +24,14 @@
  * Meta lines ('#') are copied to the output as they come, so all come before
  * the records, printed at the end. "# mode=dlperf" before the first record
  * selects DLPerf's mode, as -c dlperf does; a mode line after it is an error.
+ *
+ * An outcome line ("# outcome framework=.. key=.. run=.. status=..", a run
+ * that left no log: bin/outcome, doc/formats.md) is checked by lib/meta.c
+ * and passed on like the others; a configuration's record is the median of
+ * the runs that have records (n counts them), and a configuration whose
+ * runs all failed has no record: table and plot make its row from the
+ * outcome lines. A run with both a record and an outcome, or two outcomes,
+ * is an error naming the later line.
  */
 #include "filter.h"
 #include "lib.h"
@@ -48,9 +56,13 @@ struct config {
 struct median {
 	struct config *configs;
 	size_t nconfigs, capconfigs;
+	size_t nrecords;          /* run records read */
+	size_t noutcomes;         /* outcome lines read */
 	struct hash config_index; /* (framework, key) → configs[i] */
 	struct hash run_index;    /* (configuration, run) → its runs[i] */
+	struct hash failed_index; /* (configuration, run) → the outcome's index */
 	struct hkey hk;
+	struct metaline m;
 	int dlperf;
 };
 
@@ -70,12 +82,37 @@ static struct config *config_get(struct median *st, const char *framework, const
 	return c;
 }
 
+/* The key of run id of configuration c in st->hk. */
+static void run_key(struct median *st, const struct config *c, long id)
+{
+	hkey_start(&st->hk);
+	hkey_long(&st->hk, (long)(c - st->configs));
+	hkey_long(&st->hk, id);
+}
+
+/* An outcome line: its run must have no record and no other outcome. */
+static void outcome(struct median *st, const struct input *in)
+{
+	struct config *c = config_get(st, st->m.framework, st->m.key);
+
+	run_key(st, c, st->m.run);
+	if (hash_find(&st->run_index, &st->hk) != HASH_NONE)
+		record_die(in, "run %ld of %s %s has a record and an outcome (%s)", st->m.run,
+			   c->framework, c->key, outcome_names[st->m.status]);
+	if (hash_intern(&st->failed_index, &st->hk, st->noutcomes) != st->noutcomes)
+		record_die(in, "a second outcome of run %ld of %s %s", st->m.run, c->framework,
+			   c->key);
+	st->noutcomes++;
+}
+
 /* A meta line: copied as it came; a mode line sets the mode, which must be
  * known before the first record. */
 static void meta(struct median *st, const struct input *in)
 {
-	if (meta_mode(in, st->nconfigs > 0))
+	if (meta_mode(in, st->nrecords > 0))
 		st->dlperf = 1;
+	if (metaline_parse(in, in->line, META_RUN, &st->m) == META_OUTCOME)
+		outcome(st, in);
 	printf("%s\n", in->line);
 }
 
@@ -88,9 +125,11 @@ static void add(struct median *st, struct input *in)
 	double v = w.speed;
 
 	struct config *c = config_get(st, in->f[0], in->f[1]);
-	hkey_start(&st->hk);
-	hkey_long(&st->hk, (long)(c - st->configs));
-	hkey_long(&st->hk, id);
+	st->nrecords++;
+	run_key(st, c, id);
+	if (hash_find(&st->failed_index, &st->hk) != HASH_NONE)
+		record_die(in, "run %ld of %s %s has an outcome and a record", id, c->framework,
+			   c->key);
 	size_t i = hash_intern(&st->run_index, &st->hk, c->n);
 	if (i < c->n) {
 		if (!st->dlperf)
@@ -226,9 +265,11 @@ int filter_run(int argc, char **argv)
 	/* All checked before the first record is written. */
 	double(*s)[4] = xmalloc((st.nconfigs ? st.nconfigs : 1) * sizeof *s);
 	for (size_t i = 0; i < st.nconfigs; i++)
-		summarize(&st.configs[i], st.dlperf, s[i]);
+		if (st.configs[i].n)
+			summarize(&st.configs[i], st.dlperf, s[i]);
 	for (size_t i = 0; i < st.nconfigs; i++)
-		report(&st.configs[i], st.dlperf, s[i]);
+		if (st.configs[i].n) /* none: every run failed (its outcome lines) */
+			report(&st.configs[i], st.dlperf, s[i]);
 	free(s);
 	finish_output();
 	return 0;

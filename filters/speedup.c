@@ -11,7 +11,10 @@
  * copied unchanged, each before the records that followed it. A
  * configuration without its 1n1g base is an error, and so is a speedup that
  * overflows or rounds to 0.00 (named by the record's file and line); nothing
- * is written then. Duplicates and bases are found in trees: n log n.
+ * is written then. A base whose runs all failed (outcome lines of its
+ * 1n1g, and no record: doc/formats.md) is not missing: its configurations
+ * get "-" for the speedup and its columns, and the table says why.
+ * Duplicates and bases are found in trees: n log n.
  */
 #include "filter.h"
 #include "lib.h"
@@ -35,12 +38,58 @@ struct speedup {
 	void *bases; /* the 1n1g records by (framework, batch, precision) */
 	struct meta *metas;
 	size_t nmetas, capmetas;
+	void *failed_bases; /* "framework\0batch\0precision" of 1n1g outcome lines */
+	struct metaline m;
 };
+
+/* "framework\0batch\0precision\0" in a new string, a tree's node. */
+static char *setting_name(const char *framework, const struct key *k)
+{
+	size_t n = strlen(framework) + strlen(k->prec) + 32;
+	char *s = xmalloc(n);
+	int a = snprintf(s, n, "%s", framework) + 1;
+	int b = snprintf(s + a, n - (size_t)a, "%ld", k->batch) + 1;
+	snprintf(s + a + b, n - (size_t)(a + b), "%s", k->prec);
+	return s;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	const char *x = a, *y = b;
+	int c;
+
+	for (int part = 0; part < 3; part++) {
+		if ((c = strcmp(x, y)) != 0)
+			return c;
+		x += strlen(x) + 1;
+		y += strlen(y) + 1;
+	}
+	return 0;
+}
 
 static void add_meta(struct speedup *st, const struct input *in)
 {
 	st->metas = xgrow(st->metas, &st->capmetas, st->nmetas + 1, sizeof *st->metas);
 	st->metas[st->nmetas++] = (struct meta){xstrdup(in->line), st->nrecs};
+	if (metaline_parse(in, in->line, META_RUN, &st->m) == META_OUTCOME &&
+	    st->m.runkey.nodes == 1 && st->m.runkey.gpus == 1) {
+		char *name = setting_name(st->m.framework, &st->m.runkey);
+		char **p = tsearch(name, &st->failed_bases, cmp_name);
+		if (!p)
+			die("out of memory");
+		if (*p != name)
+			free(name);
+	}
+}
+
+/* Whether the 1n1g of c's framework, batch and precision has outcome lines. */
+static int base_failed(const struct speedup *st, const struct medrec *c)
+{
+	char *name = setting_name(c->framework, &c->key);
+	int found = tfind(name, &st->failed_bases, cmp_name) != NULL;
+
+	free(name);
+	return found;
 }
 
 static void add(struct speedup *st, struct input *in)
@@ -136,7 +185,8 @@ int filter_run(int argc, char **argv)
 
 	usage_text = "speedup [file ...]\n"
 		     "  in:  framework key median mean min max n [ci_lo ci_hi cv_pct outliers]\n"
-		     "  out: the record, speedup [speedup_pm efficiency]";
+		     "  out: the record, speedup [speedup_pm efficiency] (- when the 1n1g base's\n"
+		     "       runs all failed: its # outcome lines)";
 	opterr = 0;
 	if (getopt(argc, argv, "") != -1)
 		usage();
@@ -151,7 +201,7 @@ int filter_run(int argc, char **argv)
 				add(&st, &in);
 	index_bases(&st);
 	for (size_t i = 0; i < st.nrecs; i++) {
-		if (base_of(&st, &st.recs[i]))
+		if (base_of(&st, &st.recs[i]) || base_failed(&st, &st.recs[i]))
 			continue;
 		char b[KEY_MAX];
 		struct key bk = st.recs[i].key;
@@ -162,7 +212,8 @@ int filter_run(int argc, char **argv)
 	}
 	double *speedups = xmalloc((st.nrecs ? st.nrecs : 1) * sizeof *speedups);
 	for (size_t i = 0; i < st.nrecs; i++)
-		speedups[i] = speedup_of(&st.recs[i], base_of(&st, &st.recs[i]));
+		if (base_of(&st, &st.recs[i]))
+			speedups[i] = speedup_of(&st.recs[i], base_of(&st, &st.recs[i]));
 	for (size_t i = 0; i < st.nrecs; i++) {
 		const struct medrec *c = &st.recs[i];
 
@@ -171,9 +222,13 @@ int filter_run(int argc, char **argv)
 			printf("%s\t", c->field[f]);
 		if (c->stats)
 			printf("%s\t", c->stats_text);
-		printf("%.2f", speedups[i]);
-		if (c->stats)
-			print_stats(c, base_of(&st, c), speedups[i]);
+		if (!base_of(&st, c)) { /* its base failed */
+			printf(c->stats ? "-\t-\t-" : "-");
+		} else {
+			printf("%.2f", speedups[i]);
+			if (c->stats)
+				print_stats(c, base_of(&st, c), speedups[i]);
+		}
 		putchar('\n');
 	}
 	print_metas(&st, &m, st.nrecs);

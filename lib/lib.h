@@ -153,75 +153,6 @@ LIB_NORETURN void record_die(const struct input *in, const char *fmt, ...) LIB_P
 		for (int once_ = (input_open(&(in), (argc) > 0 ? (argv)[i_] : "-"), 1); once_; \
 		     once_ = (input_close(&(in)), 0))
 
-/* ---- meta lines (meta.c) ---------------------------------------------- */
-
-/* A line that starts with '#' is a meta line, not a record (doc/formats.md):
- * after the '#', words separated by blanks (spaces or tabs). launch's
- * environment and memory lines are data, read strictly:
- *
- *   # env [framework=<fw> key=<key> run=<r>] node=<i> <name>=<value>
- *   # mem [framework=<fw> key=<key> run=<r>] node=<i> [rank=<r> host=<h> | gpu=<k>]
- *         rss_peak_mib=<n> | gpu_peak_mib=<n>
- *
- * Each word after the kind is name=value: a name of [A-Za-z0-9_.-], a
- * value not empty, percent-encoded. Any other meta line is free text: the
- * filters pass it on and read only its mode= word. */
-enum meta_kind { META_OTHER, META_ENV, META_MEM };
-/* The form of an env or mem line: as launch writes it into a log (node=
- * first), or as grep-iters passes it on (the run's framework=, key= and
- * run= first). */
-enum meta_form { META_LOG, META_RUN };
-
-#define META_ITEMS 3 /* items after node= at most (a mem line's rank, host, peak) */
-
-struct metaitem {
-	char *name, *value; /* value decoded */
-};
-
-/* A parsed env or mem line. Its strings live in buf, which the next
- * metaline_parse reuses; start it {0} and end it with metaline_free. */
-struct metaline {
-	enum meta_kind kind;
-	const char *framework, *key; /* the run (META_RUN form), else NULL */
-	long run, node;              /* run -1 but in META_RUN form */
-	int n;                       /* items after node=: env 1, mem 1 to 3 */
-	struct metaitem item[META_ITEMS];
-	int peak_gpu;  /* mem: the last item is gpu_peak_mib (1) or rss_peak_mib */
-	long peak_mib; /* mem: its value */
-	char *buf;
-	size_t cap;
-};
-
-/* Parse line (a meta line, in's current one: errors name in's file and
- * line) into m; returns m->kind. META_OTHER: not an env or mem line, m
- * holds nothing else. An env or mem line of another shape dies, one line:
- * "env line: 'x' is not name=value", "env line: 'x=a%G1': '%G1' is not
- * %XX (XX two hex digits, not 00)", "env line: node=<number> expected, not
- * 'x'" (framework=, key=, run= in META_RUN form), "mem line: rank 'x' is
- * not a whole number" (run, node, gpu, *_mib too), "env line: 2 items after
- * node=, expected 1" (mem: 1 to 3), "mem line: the last item, 'x', is not
- * rss_peak_mib or gpu_peak_mib". */
-enum meta_kind metaline_parse(const struct input *in, const char *line, enum meta_form form,
-			      struct metaline *m);
-void metaline_free(struct metaline *m);
-/* m as a line (no newline) in *buf of capacity *cap (growing it): its
- * kind, the run when m->framework is set, node= and the items, values
- * encoded, one blank between words; returns its length. */
-size_t metaline_format(const struct metaline *m, char **buf, size_t *cap);
-
-/* The n bytes of s as a value: '%', '=', blanks, control bytes and DEL as
- * %XX (upper-case hex), every other byte as it is. dst holds at least
- * META_ENCODED(n) bytes; it ends with a NUL; returns the length before it.
- * launch writes its values so; metaline_parse decodes them. */
-#define META_ENCODED(n) (3 * (n) + 1)
-size_t meta_encode(char *dst, const char *s, size_t n);
-
-/* Returns 1 when the meta line just read by input_record says mode=dlperf
- * (DLPerf's methods for the whole stream), 0 when it names no mode (env and
- * mem lines name none); dies "file:line: mode 'x' is not dlperf", or "mode
- * line after the first record" when records_before. */
-int meta_mode(const struct input *in, int records_before);
-
 /* ---- configuration keys (key.c) ---------------------------------------- */
 
 /* <N>n<G>g_b<B>_<prec>: N nodes, G devices per node, B samples per device
@@ -286,6 +217,98 @@ void key_format(const struct key *k, char *buf, size_t size);
 long key_total_batch(const struct key *k);
 /* Ladder order: by total devices, then nodes. */
 int key_ladder_cmp(const struct key *a, const struct key *b);
+
+/* ---- meta lines (meta.c) ---------------------------------------------- */
+
+/* A line that starts with '#' is a meta line, not a record (doc/formats.md):
+ * after the '#', words separated by blanks (spaces or tabs). launch's
+ * environment and memory lines, and the outcome of a run that left no log
+ * (bin/outcome), are data, read strictly:
+ *
+ *   # env [framework=<fw> key=<key> run=<r>] node=<i> <name>=<value>
+ *   # mem [framework=<fw> key=<key> run=<r>] node=<i> [rank=<r> host=<h> | gpu=<k>]
+ *         rss_peak_mib=<n> | gpu_peak_mib=<n>
+ *   # outcome framework=<fw> key=<key> run=<r> status=oom|failed|timeout exit=<1..255>
+ *         [reason=<text>]
+ *
+ * Each word after the kind is name=value: a name of [A-Za-z0-9_.-], a
+ * value not empty, percent-encoded. Any other meta line is free text: the
+ * filters pass it on and read only its mode= word. */
+enum meta_kind { META_OTHER, META_ENV, META_MEM, META_OUTCOME };
+/* What became of a run that left no log: it ran out of memory (a message
+ * of its framework, its libraries or bench said so), it failed otherwise,
+ * or launch ended it at its timeout. */
+enum outcome_status { OUTCOME_OOM, OUTCOME_FAILED, OUTCOME_TIMEOUT };
+#define OUTCOME_NSTATUS 3
+/* Their names in an outcome line ("oom", "failed", "timeout") and in a
+ * table's cells ("OOM", "failed", "timeout"). */
+extern const char *const outcome_names[OUTCOME_NSTATUS];
+extern const char *const outcome_cells[OUTCOME_NSTATUS];
+/* The form of an env or mem line: as launch writes it into a log (node=
+ * first), or as grep-iters passes it on (the run's framework=, key= and
+ * run= first). An outcome line has the second form only; read in the
+ * first (a log's own text), it is META_OTHER. */
+enum meta_form { META_LOG, META_RUN };
+
+#define META_ITEMS 3 /* items after node= at most (a mem line's rank, host, peak) */
+
+struct metaitem {
+	char *name, *value; /* value decoded */
+};
+
+/* A parsed env or mem line. Its strings live in buf, which the next
+ * metaline_parse reuses; start it {0} and end it with metaline_free. */
+struct metaline {
+	enum meta_kind kind;
+	const char *framework, *key; /* the run (META_RUN form), else NULL */
+	long run, node;              /* run -1 but in META_RUN form */
+	int n;                       /* items after node=: env 1, mem 1 to 3 */
+	struct metaitem item[META_ITEMS];
+	int peak_gpu;               /* mem: the last item is gpu_peak_mib (1) or rss_peak_mib */
+	long peak_mib;              /* mem: its value */
+	struct key runkey;          /* outcome: key parsed */
+	enum outcome_status status; /* outcome: status= */
+	long exit;                  /* outcome: exit= */
+	const char *reason;         /* outcome: reason= decoded, NULL when absent */
+	char *buf;
+	size_t cap;
+};
+
+/* Parse line (a meta line, in's current one: errors name in's file and
+ * line) into m; returns m->kind. META_OTHER: not an env, mem or outcome
+ * line, m holds nothing else. An outcome line's items are status=, exit=
+ * and reason= in that order, reason= optional: "outcome line: status 'x'
+ * is not oom, failed or timeout", "outcome line: exit 'x' is not a status
+ * 1..255", "outcome line: key 'x' is not <N>n<G>g_b<B>_<prec>", "outcome
+ * line: 'x' where status= was expected" (exit=, reason=), "outcome line: 4
+ * items after run=, expected 2 or 3". An env or mem line of another shape
+ * dies, one line:
+ * "env line: 'x' is not name=value", "env line: 'x=a%G1': '%G1' is not
+ * %XX (XX two hex digits, not 00)", "env line: node=<number> expected, not
+ * 'x'" (framework=, key=, run= in META_RUN form), "mem line: rank 'x' is
+ * not a whole number" (run, node, gpu, *_mib too), "env line: 2 items after
+ * node=, expected 1" (mem: 1 to 3), "mem line: the last item, 'x', is not
+ * rss_peak_mib or gpu_peak_mib". */
+enum meta_kind metaline_parse(const struct input *in, const char *line, enum meta_form form,
+			      struct metaline *m);
+void metaline_free(struct metaline *m);
+/* m as a line (no newline) in *buf of capacity *cap (growing it): its
+ * kind, the run when m->framework is set, node= (not for an outcome) and
+ * the items, values encoded, one blank between words; returns its length. */
+size_t metaline_format(const struct metaline *m, char **buf, size_t *cap);
+
+/* The n bytes of s as a value: '%', '=', blanks, control bytes and DEL as
+ * %XX (upper-case hex), every other byte as it is. dst holds at least
+ * META_ENCODED(n) bytes; it ends with a NUL; returns the length before it.
+ * launch writes its values so; metaline_parse decodes them. */
+#define META_ENCODED(n) (3 * (n) + 1)
+size_t meta_encode(char *dst, const char *s, size_t n);
+
+/* Returns 1 when the meta line just read by input_record says mode=dlperf
+ * (DLPerf's methods for the whole stream), 0 when it names no mode (env and
+ * mem lines name none); dies "file:line: mode 'x' is not dlperf", or "mode
+ * line after the first record" when records_before. */
+int meta_mode(const struct input *in, int records_before);
 
 /* ---- the run record (winrec.c) ----------------------------------------- */
 
@@ -397,21 +420,26 @@ void groups_free(struct groups *g);
 
 /* ---- published tables (published.c) ------------------------------------ */
 
-/* One line of a published table: framework, key, samples_per_s, speedup. */
+/* One line of a published table: framework, key, samples_per_s, speedup,
+ * and the memory the table gives, if any. */
 struct published {
 	char *framework;
 	char keytext[KEY_MAX]; /* the key as key_format writes it */
 	struct key key;
-	double speed;
+	double speed;   /* NAN where the table says OOM */
 	double speedup; /* 0: the table gives none ("-") */
+	int decimals;   /* of samples_per_s as printed (0 for OOM) */
+	long memory;    /* MiB a device, -1: none given */
 };
 
 /* Read the table at path into *out (published_free frees it); returns the
- * count. Dies naming file and line: "3 fields, expected 4", "key 'x' is not
- * <N>n<G>g_b<B>_<prec>", "samples_per_s 'x' is not a number" (is not
- * positive, rounds to 0.00), "speedup 'x' ...", "duplicate configuration
- * <framework> <key>". index (NULL: none wanted) gets each line's index by
- * its published_key. */
+ * count. A line: framework, key, samples_per_s (a number or OOM), speedup
+ * (a number or -; - after OOM), then optionally the memory (MiB a device,
+ * a whole number or -). Dies naming file and line: "3 fields, expected 4 or
+ * 5", "key 'x' is not <N>n<G>g_b<B>_<prec>", "samples_per_s 'x' is not a
+ * number" (is not positive, rounds to 0.00), "speedup 'x' ...", "memory
+ * 'x' ...", "duplicate configuration <framework> <key>". index (NULL: none
+ * wanted) gets each line's index by its published_key. */
 size_t published_read(const char *path, struct published **out, struct hash *index);
 /* The key of a framework and a key text (key_format's) in a published
  * table's index. */

@@ -9,6 +9,8 @@
  *   # env framework=<fw> key=<key> run=<r> node=<i> <name>=<value>
  *   # mem framework=<fw> key=<key> run=<r> node=<i> ...
  *                                                   grep-iters passes them on so
+ *   # outcome framework=<fw> key=<key> run=<r> status=oom|failed|timeout exit=<n>
+ *             [reason=<text>]                      outcome, for a run without a log
  *
  * After the '#', words separated by blanks (spaces or tabs, however many).
  * The first word of an env or mem line is its kind; every other word is
@@ -35,7 +37,10 @@
  * key, run, node and the items. */
 #define MAX_WORDS (5 + META_ITEMS)
 
-static const char *const kinds[] = {NULL, "env", "mem"};
+static const char *const kinds[] = {NULL, "env", "mem", "outcome"};
+
+const char *const outcome_names[OUTCOME_NSTATUS] = {"oom", "failed", "timeout"};
+const char *const outcome_cells[OUTCOME_NSTATUS] = {"OOM", "failed", "timeout"};
 
 /* The kind of the line whose text after '#' is p. */
 static enum meta_kind kind_of(const char *p)
@@ -43,8 +48,8 @@ static enum meta_kind kind_of(const char *p)
 	p += strspn(p, BLANKS);
 	size_t n = strcspn(p, BLANKS);
 
-	for (int k = META_ENV; k <= META_MEM; k++)
-		if (n == 3 && strncmp(p, kinds[k], 3) == 0)
+	for (int k = META_ENV; k <= META_OUTCOME; k++)
+		if (n == strlen(kinds[k]) && strncmp(p, kinds[k], n) == 0)
 			return (enum meta_kind)k;
 	return META_OTHER;
 }
@@ -145,6 +150,36 @@ static void mem_items(const struct input *in, struct metaline *m)
 	m->peak_mib = whole(in, "mem", last->name, last->value);
 }
 
+/* An outcome line's items after run=: status=, exit= and reason= in that
+ * order, the last optional. */
+static void outcome_items(const struct input *in, struct metaline *m, char **w)
+{
+	static const char *const names[] = {"status", "exit", "reason"};
+	int st = -1;
+
+	if (m->n < 2 || m->n > 3)
+		record_die(in, "outcome line: %d item%s after run=, expected 2 or 3", m->n,
+			   m->n == 1 ? "" : "s");
+	if (key_parse(m->key, &m->runkey) != 0)
+		record_die(in, "outcome line: key '%s' is not <N>n<G>g_b<B>_<prec>", m->key);
+	for (int k = 0; k < m->n; k++) {
+		size_t nl = strlen(names[k]);
+		if (strncmp(w[k], names[k], nl) != 0 || w[k][nl] != '=')
+			record_die(in, "outcome line: '%s' where %s= was expected", w[k], names[k]);
+		word_item(in, "outcome", w[k], &m->item[k]);
+	}
+	for (int k = 0; k < OUTCOME_NSTATUS; k++)
+		if (strcmp(m->item[0].value, outcome_names[k]) == 0)
+			st = k;
+	if (st < 0)
+		record_die(in, "outcome line: status '%s' is not oom, failed or timeout",
+			   m->item[0].value);
+	m->status = (enum outcome_status)st;
+	if (parse_long(m->item[1].value, 1, 255, &m->exit) != 0)
+		record_die(in, "outcome line: exit '%s' is not a status 1..255", m->item[1].value);
+	m->reason = m->n == 3 ? m->item[2].value : NULL;
+}
+
 enum meta_kind metaline_parse(const struct input *in, const char *line, enum meta_form form,
 			      struct metaline *m)
 {
@@ -155,6 +190,9 @@ enum meta_kind metaline_parse(const struct input *in, const char *line, enum met
 	m->framework = m->key = NULL;
 	m->run = m->node = -1;
 	m->n = 0;
+	m->reason = NULL;
+	if (m->kind == META_OUTCOME && form != META_RUN)
+		m->kind = META_OTHER;
 	if (m->kind == META_OTHER)
 		return META_OTHER;
 	const char *what = kinds[m->kind];
@@ -172,6 +210,11 @@ enum meta_kind metaline_parse(const struct input *in, const char *line, enum met
 		m->framework = named(in, what, w, nw, i++, "framework", "<framework>");
 		m->key = named(in, what, w, nw, i++, "key", "<key>");
 		m->run = whole(in, what, "run", named(in, what, w, nw, i++, "run", "<number>"));
+	}
+	if (m->kind == META_OUTCOME) {
+		m->n = nw - i;
+		outcome_items(in, m, w + i);
+		return META_OUTCOME;
 	}
 	m->node = whole(in, what, "node", named(in, what, w, nw, i++, "node", "<number>"));
 	m->n = nw - i;
@@ -234,17 +277,18 @@ static size_t put_number(char **buf, size_t *cap, size_t len, const char *name, 
 
 size_t metaline_format(const struct metaline *m, char **buf, size_t *cap)
 {
-	size_t len = 5; /* "# env", "# mem" */
+	size_t len = 2 + strlen(kinds[m->kind]); /* "# env", "# mem", "# outcome" */
 
 	*buf = xgrow(*buf, cap, len + 1, 1);
 	memcpy(*buf, "# ", 2);
-	memcpy(*buf + 2, kinds[m->kind], 4);
+	memcpy(*buf + 2, kinds[m->kind], len - 1);
 	if (m->framework) {
 		len = put_item(buf, cap, len, "framework", m->framework);
 		len = put_item(buf, cap, len, "key", m->key);
 		len = put_number(buf, cap, len, "run", m->run);
 	}
-	len = put_number(buf, cap, len, "node", m->node);
+	if (m->kind != META_OUTCOME)
+		len = put_number(buf, cap, len, "node", m->node);
 	for (int i = 0; i < m->n; i++)
 		len = put_item(buf, cap, len, m->item[i].name, m->item[i].value);
 	return len;

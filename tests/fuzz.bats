@@ -62,6 +62,7 @@ fuzz_target() {
 @test "fuzz: compare, no finding" { fuzz_target compare; }
 @test "fuzz: ranks, no finding" { fuzz_target ranks; }
 @test "fuzz: plot, no finding" { fuzz_target plot; }
+@test "fuzz: outcome, no finding" { fuzz_target outcome; }
 
 @test "fuzz: the findings of earlier campaigns stay fixed (tests/fixtures/fuzz/<filter>/)" {
 	for dir in "$ROOT"/tests/fixtures/fuzz/*/; do

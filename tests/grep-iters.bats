@@ -58,6 +58,11 @@ place() {
 
 # ---- OneFlow's body against the path, its epochs ---------------------------------
 
+# grep-iters -k KEY on stdin: fixture LOG with LINE after its lines.
+with_line() { # log key line
+	{ cat "$1"; printf '%s\n' "$3"; } | grep-iters -k "$2" -
+}
+
 @test "the OneFlow cnns sample at a 1n8g path is an error: the body says 2 nodes" {
 	place oneflow/2n8g/r50_b128_fp32_0.log x/1n8g/r50_b128_fp32_0.log
 	cd "$BATS_TEST_TMPDIR"
@@ -73,10 +78,26 @@ place() {
 	[ "$stderr" = "grep-iters: x/2n8g/r50_b64_fp32_0.log:2: the log says batch_size_per_device = 128, the path says 64" ]
 }
 
+@test "OneFlow 0.1.8's lines end at samples/s: records without a timestamp, the key from the path" {
+	run -0 --separate-stderr bash -c 'grep-iters oneflow/1n1g/r50_b128_fp32_1.log | cut -f 3,5,6,8'
+	[ "${lines[0]}" = "$(want <<<'1n1g_b128_fp32|20|-|288.088')" ]
+	[ "${lines[9]}" = "$(want <<<'1n1g_b128_fp32|200|-|384.517')" ]
+}
+
+@test "a OneFlow log is stamped or not from its first line: a line of the other kind is an error naming it" {
+	run -1 --separate-stderr with_line oneflow/1n1g/r50_b128_fp32_1.log 1n1g_b128_fp32 \
+		"train: epoch 0, iter 220, loss: 1.04, top_1: 1.0, top_k: 1.0, samples/s: 384.5 1597933990.5"
+	[ "$stderr" = "grep-iters: <stdin>:11: a time stamp after samples/s; the log's first line had none" ]
+	run -1 --separate-stderr with_line oneflow/2n8g/r50_b128_fp32_0.log 2n8g_b128_fp32 \
+		"train: epoch 0, iter 140, loss: 1.04, top_1: 1.0, top_k: 1.0, samples/s: 5917.5"
+	[ "$stderr" = "grep-iters: <stdin>:7: no time stamp after samples/s; the log's first line had one" ]
+	run -1 --separate-stderr bash -c 'sed "1s/288.088/288.088 soon/" oneflow/1n1g/r50_b128_fp32_1.log | grep-iters -k 1n1g_b128_fp32'
+	[ "$stderr" = "grep-iters: <stdin>:1: timestamp 'soon' is not a number" ]
+}
+
 @test "OneFlow lines of a later epoch are an error: their iterations cannot be numbered" {
-	run -1 --separate-stderr bash -c 'cat oneflow/2n8g/r50_b128_fp32_0.log > "$BATS_TEST_TMPDIR/l"
-		echo "train: epoch 1, iter 20, loss: 1.0, top_1: 0.0, top_k: 0.0, samples/s: 3988.891 1597933990.5" >> "$BATS_TEST_TMPDIR/l"
-		grep-iters -k 2n8g_b128_fp32 - < "$BATS_TEST_TMPDIR/l"'
+	run -1 --separate-stderr with_line oneflow/2n8g/r50_b128_fp32_0.log 2n8g_b128_fp32 \
+		"train: epoch 1, iter 20, loss: 1.0, top_1: 0.0, top_k: 0.0, samples/s: 3988.891 1597933990.5"
 	[ "$stderr" = "grep-iters: <stdin>:7: epoch 1: iterations of later epochs cannot be numbered (this format restarts them and prints only every few)" ]
 }
 
@@ -184,6 +205,52 @@ EOF
 )" ]
 }
 
+@test "PLSC: a node's lines of one period are one record (their qps' median); with -c dlperf each is one, its step from the period" {
+	run -0 --separate-stderr bash -c 'grep-iters plsc/2n8g/r50_b128_fp32_1.log | cut -f 5,6,8'
+	[ "$output" = "$(want <<'OUT'
+1|1615544401.142|1204.375
+11|1615544404.541|5956.01
+21|1615544408.012|5944.135
+OUT
+)" ]
+	run -0 --separate-stderr bash -c 'grep-iters -c dlperf plsc/2n8g/r50_b128_fp32_1.log | cut -f 5,7 | sed -n "4,5p"'
+	[ "$output" = "$(want <<'OUT'
+11|3.4418201312866157
+11|3.4352732786731255
+OUT
+)" ]
+	# a period that goes back is still an error
+	run -1 --separate-stderr bash -c 'sed "5s/batch:20/batch:0/" plsc/2n8g/r50_b128_fp32_1.log | grep-iters -c dlperf -k 2n8g_b128_fp32'
+	[ "$stderr" = "grep-iters: <stdin>:5: iteration 1 after 11" ]
+}
+
+@test "NGC PyTorch: the PARAMETER line agrees with the path: batch, precision and processes" {
+	place ngc-pytorch/2n8g/r50_b128_fp32_5.log x/1n8g/r50_b256_amp_1.log
+	place ngc-pytorch/2n8g/r50_b128_fp32_5.log x/2n8g/r50_b128_amp_1.log
+	place ngc-pytorch/2n8g/r50_b128_fp32_5.log x/4n8g/r50_b128_fp32_1.log
+	place ngc-pytorch/2n8g/r50_b128_fp32_5.log x/2n8g/r50_b128_fp16_2.log
+	cd "$BATS_TEST_TMPDIR"
+	run -1 --separate-stderr grep-iters x/1n8g/r50_b256_amp_1.log
+	[ "$stderr" = "grep-iters: x/1n8g/r50_b256_amp_1.log:9: the log's PARAMETER line says batch_size : 128, the path says 256" ]
+	run -1 --separate-stderr grep-iters x/2n8g/r50_b128_amp_1.log
+	[ "$stderr" = "grep-iters: x/2n8g/r50_b128_amp_1.log:9: the log's PARAMETER line says amp : False, fp16 : False, the path says amp" ]
+	run -1 --separate-stderr grep-iters x/4n8g/r50_b128_fp32_1.log
+	[ "$stderr" = "grep-iters: x/4n8g/r50_b128_fp32_1.log:9: the log's PARAMETER line says world_size : 16, the path says 4n8g (32 processes)" ]
+	run -1 --separate-stderr grep-iters -k 2n8g_b64_fp32 - < x/4n8g/r50_b128_fp32_1.log
+	[ "$stderr" = "grep-iters: <stdin>:9: the log's PARAMETER line says batch_size : 128, -k says 64" ]
+	# mixed precision said either way agrees with amp and fp16 (DLPerf named it both)
+	sed -i 's/  amp : False / amp : True /' x/2n8g/r50_b128_amp_1.log x/2n8g/r50_b128_fp16_2.log
+	run -0 --separate-stderr bash -c 'grep-iters -a fp16=amp x/2n8g/r50_b128_amp_1.log x/2n8g/r50_b128_fp16_2.log | grep -v "^#" | cut -f 3 | sort -u'
+	[ "$output" = 2n8g_b128_amp ]
+	# a PARAMETER value that is not one
+	sed 's/ batch_size : 128 / batch_size : x /' x/4n8g/r50_b128_fp32_1.log > x/bad
+	run -1 --separate-stderr grep-iters -k 2n8g_b128_fp32 x/bad
+	[ "$stderr" = "grep-iters: x/bad:9: PARAMETER batch_size 'x' is not an integer" ]
+	sed 's/ amp : False / amp : maybe /' x/4n8g/r50_b128_fp32_1.log > x/bad
+	run -1 --separate-stderr grep-iters -k 2n8g_b128_fp32 x/bad
+	[ "$stderr" = "grep-iters: x/bad:9: PARAMETER amp 'maybe' is not True or False" ]
+}
+
 # ---- options ------------------------------------------------------------------
 
 @test "-F sets the framework column" {
@@ -268,6 +335,31 @@ path_key_run() {
 	[ "$(path_key_run x/physical_j8_dali/4n8g/r50_b128_fp32_42.log)" = "$(want <<<'4n8g_b128_fp32|42')" ]
 }
 
+@test "train.sh's layout <model>_<N>node_bz<B>/<N>n<G>c_real.log: fp32, run 1, -k must agree" {
+	[ "$(path_key_run benchmark_log/cnns/resnet50_1node_bz128/1n8c_real.log)" = "$(want <<<'1n8g_b128_fp32|1')" ]
+	[ "$(path_key_run logs/resnet50_4node_bz32/4n8c_real.log)" = "$(want <<<'4n8g_b32_fp32|1')" ]
+	[ "$(path_key_run resnet_50_2node_bz160/2n16c_real.log)" = "$(want <<<'2n16g_b160_fp32|1')" ]
+	run -0 --separate-stderr grep-iters -k 2n8g_b128_fp32 pytorch/train-sh/resnet50_2node_bz128/2n8c_real.log
+	[ -z "$stderr" ]
+	run -1 --separate-stderr grep-iters -k 2n8g_b64_fp32 pytorch/train-sh/resnet50_2node_bz128/2n8c_real.log
+	[ "$stderr" = "grep-iters: pytorch/train-sh/resnet50_2node_bz128/2n8c_real.log: the path says 2n8g_b128_fp32, -k says 2n8g_b64_fp32" ]
+}
+
+@test "train.sh's layout: a file name not <N>n<G>c_real.log, or other nodes than the directory's, is an error" {
+	# the last: no model before _<N>node, so not this layout
+	while IFS='|' read -r path msg; do
+		cd "$F"
+		path_error "$path"
+		[ "$stderr" = "grep-iters: $path: $msg" ] || { echo "$path: $stderr"; false; }
+	done <<'CASES'
+x/resnet50_1node_bz128/1n8g_real.log|file name '1n8g_real.log' is not <N>n<G>c_real.log (the layout of 'resnet50_1node_bz128')
+x/resnet50_1node_bz128/2n8c_real.log|the directory says 1 node, the file name 2
+x/resnet50_0node_bz128/0n8c_real.log|nodes '0' is not a positive integer
+x/resnet50_1node_bz2000000/1n8c_real.log|batch '2000000' is out of range 1..1048576
+x/_1node_bz128/1n8c_real.log|directory '_1node_bz128' is none of <N>n<G>g, <N>n<G>g_b<B>_<prec>, <model>_<N>node_bz<B>; give -k key
+CASES
+}
+
 @test "our layout logs/<framework>/<key>/<run>.log names the framework" {
 	place ngc-pytorch/2n8g/r50_b128_fp32_1.log logs/ngc-pytorch-ib/4n8g_b256_amp/3.log
 	cd "$BATS_TEST_TMPDIR"
@@ -299,7 +391,7 @@ path_error() {
 
 @test "DLPerf's paths: a case directory that is not <N>n<G>g is an error" {
 	path_error x/8g/r50_b128_fp32_1.log
-	[ "$stderr" = "grep-iters: x/8g/r50_b128_fp32_1.log: directory '8g' is neither <N>n<G>g nor <N>n<G>g_b<B>_<prec>; give -k key" ]
+	[ "$stderr" = "grep-iters: x/8g/r50_b128_fp32_1.log: directory '8g' is none of <N>n<G>g, <N>n<G>g_b<B>_<prec>, <model>_<N>node_bz<B>; give -k key" ]
 }
 
 @test "a precision that is not one of ours is an error" {
@@ -326,7 +418,7 @@ path_error() {
 
 @test "a path without a configuration directory is an error unless -k is given" {
 	path_error train.log
-	[ "$stderr" = "grep-iters: train.log: no directory <N>n<G>g or <N>n<G>g_b<B>_<prec> in the path; give -k key" ]
+	[ "$stderr" = "grep-iters: train.log: no directory <N>n<G>g, <N>n<G>g_b<B>_<prec> or <model>_<N>node_bz<B> in the path; give -k key" ]
 }
 
 # ---- bad input -----------------------------------------------------------------
@@ -519,7 +611,7 @@ registered() {
 		logs=$(find "$name" -name '*.log' | sort)
 		[ -n "$logs" ]
 		for log in $logs; do
-			[ "$(grep-iters "$log" | cut -f 2 | sort -u)" = "$name" ]
+			[ "$(grep-iters "$log" | grep -v '^#' | cut -f 2 | sort -u)" = "$name" ]
 		done
 	done
 }
@@ -634,4 +726,95 @@ assert e == [{"framework": "my fw=1%", "key": "1n2g_b16_fp32", "run": 1, "node":
 # mem node=0 rank=-1 rss_peak_mib=1|mem line: rank '-1' is not a whole number
 # mem node=0 gpu=0 peak=1|mem line: the last item, 'peak', is not rss_peak_mib or gpu_peak_mib
 CASES
+}
+
+# ---- what NCCL chose (nccl.c): its NCCL_DEBUG=INFO lines ---------------------
+
+# items LINE…: bench's fixture with LINEs after its header, at our layout,
+# through grep-iters: its env lines as "name=value" (still %XX-encoded).
+items() {
+	mkdir -p "$BATS_TEST_TMPDIR/logs/bench/2n2g_b16_fp32"
+	{
+		head -1 bench/1n2g_b16_fp32/1.log | sed 's/nodes=1 gpus_per_node=2/nodes=2 gpus_per_node=2/'
+		printf '%s\n' "$@"
+		tail -n +2 bench/1n2g_b16_fp32/1.log
+	} >"$BATS_TEST_TMPDIR/logs/bench/2n2g_b16_fp32/1.log"
+	grep-iters "$BATS_TEST_TMPDIR/logs/bench/2n2g_b16_fp32/1.log" >"$BATS_TEST_TMPDIR/out" || return
+	# the records, as without those lines
+	[ "$(grep -vc '^#' "$BATS_TEST_TMPDIR/out")" = 2 ] || return
+	sed -n 's/^# env framework=bench key=2n2g_b16_fp32 run=1 node=0 //p' "$BATS_TEST_TMPDIR/out"
+}
+
+@test "NCCL 2.4: the bootstrap's NET/Socket line, then NET/IB's: the network is IB; Ring lines' transports" {
+	run -0 items 'n1:20:289 [0] NCCL INFO NET/Socket : Using [0]ib0:192.168.11.1<0>' \
+		'n1:20:289 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so).' \
+		'n1:20:289 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:192.168.11.1<0>' \
+		'NCCL version 2.4.7+cuda10.0' \
+		'n1:20:301 [0] NCCL INFO Ring 00 :    0   1   2   3' \
+		'n1:20:301 [0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC' \
+		'n1:21:302 [1] NCCL INFO Ring 00 : 1 -> 2 [send] via NET/IB/0'
+	[ "$output" = "nccl.version=2.4.7+cuda10.0
+nccl.net=IB
+nccl.net_devices=mlx5_0:1/IB
+nccl.transports=P2P/IPC,NET/IB" ]
+}
+
+@test "NCCL 2.3's 'Using internal Network', 2.11's 'Using network Socket' with its interfaces" {
+	run -0 items 'n1:40511:40511 [4] NCCL INFO NET : Using interface enp1s0f0:100.97.16.164<0>' \
+		'n1:40511:40511 [4] NCCL INFO Using internal Network Socket' \
+		'NCCL version 2.3.7+cuda9.0' \
+		'n1:40511:40644 [4] NCCL INFO Ring 00 : 4 -> 5 via direct shared memory'
+	[ "$output" = "nccl.version=2.3.7+cuda9.0
+nccl.net=Socket
+nccl.transports=direct%20shared%20memory" ]
+	# NCCL_IB_DISABLE=1: sockets, though an IB line came first; both interfaces
+	run -0 items 'n1:852750:852802 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.' \
+		'n1:852750:852802 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:192.168.1.14<0>' \
+		'n1:852750:852802 [0] NCCL INFO NET/Socket : Using [0]ibs85f0:192.168.1.14<0> [1]ib0:192.168.1.15<0>' \
+		'n1:852750:852802 [0] NCCL INFO Using network Socket' \
+		'n1:852750:852802 [0] NCCL INFO Channel 00/0 : 1[1] -> 2[0] [send] via NET/Socket/1'
+	[ "$output" = "nccl.net=Socket
+nccl.net_devices=ibs85f0,ib0
+nccl.transports=NET/Socket" ]
+}
+
+@test "NCCL lines behind mpirun's tag, between iteration lines and after the last, in DLPerf's mode too" {
+	mkdir -p "$BATS_TEST_TMPDIR/logs/bench/2n2g_b16_fp32"
+	{
+		head -1 bench/1n2g_b16_fp32/1.log | sed 's/nodes=1 gpus_per_node=2/nodes=2 gpus_per_node=2/'
+		echo '[1,0]<stdout>:NCCL version 2.5.6+cuda10.2'
+		sed -n 2p bench/1n2g_b16_fp32/1.log
+		echo '[1,1]<stdout>:n1:10159:10559 [1] NCCL INFO Ring 00 : 1[1b000] -> 2[3d000] [send] via NET/IB/1(0)/GDRDMA'
+		tail -n +3 bench/1n2g_b16_fp32/1.log
+		echo '[1,0]<stdout>:n1:10158:10560 [0] NCCL INFO Using network IB'
+	} >"$BATS_TEST_TMPDIR/logs/bench/2n2g_b16_fp32/1.log"
+	for flags in "" "-c dlperf"; do
+		run -0 --separate-stderr grep-iters $flags "$BATS_TEST_TMPDIR/logs/bench/2n2g_b16_fp32/1.log"
+		[ "${lines[-3]}" = "# env framework=bench key=2n2g_b16_fp32 run=1 node=0 nccl.version=2.5.6+cuda10.2" ]
+		[ "${lines[-2]}" = "# env framework=bench key=2n2g_b16_fp32 run=1 node=0 nccl.net=IB" ]
+		[ "${lines[-1]}" = "# env framework=bench key=2n2g_b16_fp32 run=1 node=0 nccl.transports=NET/IB/GDRDMA" ]
+		[ "$(grep -vc '^#' <<<"$output")" = 2 ]
+	done
+}
+
+@test "NCCL's items follow launch's lines; each log has its own; 16 values an item, then ..." {
+	launched
+	cp "$BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/1.log" "$BATS_TEST_TMPDIR/l"
+	{ cat "$BATS_TEST_TMPDIR/l"; echo 'n1:1:1 [0] NCCL INFO Using network IB'; } \
+		>"$BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/1.log"
+	cp "$BATS_TEST_TMPDIR/l" "$BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/2.log"
+	run -0 --separate-stderr grep-iters "$BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/1.log" \
+		"$BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/2.log"
+	[ "${lines[5]}" = "# mem framework=bench key=1n2g_b16_fp32 run=1 node=0 rank=0 host=vm rss_peak_mib=4521" ]
+	[ "${lines[6]}" = "# env framework=bench key=1n2g_b16_fp32 run=1 node=0 nccl.net=IB" ]
+	! grep -q 'run=2 .*nccl' <<<"$output" || false
+	mapfile -t many < <(for k in $(seq 1 20); do echo "n1:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via NET/X$k/0"; done)
+	run -0 items "${many[@]}"
+	[ "$output" = "nccl.transports=$(seq -f 'NET/X%g' 1 16 | paste -sd,),..." ]
+}
+
+@test "a meta line is not NCCL's, though it quotes NCCL's words (launch's header quoting the command)" {
+	run -0 items "# launch key=2n2g_b16_fp32 hosts=a:2,b:2 start=2026-11-27T00:00:00Z command=sh -c 'echo NCCL INFO Using network Socket; echo NCCL version 2.1.0'" \
+		'# NCCL INFO Channel 00/0 : 0[0] -> 1[1] via NET/Socket/0'
+	[ -z "$output" ]
 }

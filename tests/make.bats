@@ -23,6 +23,15 @@ setup() {
 	[ ! -s "$FAKE_RUNS" ]
 }
 
+@test "a built tree is up to date: make -n all plans nothing, whatever its flags hold" {
+	# The flags each object was built with are compared as make reads the
+	# Makefile; nvcc's "-Xcompiler -Wall,-Wextra" once split that comparison
+	# at its commas, and bench-cuda's drivers were rebuilt by every make.
+	make -C "$ROOT" --no-print-directory CUDA_QUIET=1 all >/dev/null 2>&1
+	run -0 make -C "$ROOT" --no-print-directory -n CUDA_QUIET=1 all
+	[ "$output" = "make: Nothing to be done for 'all'." ]
+}
+
 @test "a result runs every missing configuration once and prints the table" {
 	run -0 "${MK[@]}" "$T/results/1n2g_b16_fp32.md"
 	[ "$(sort "$FAKE_RUNS" | uniq -c | awk '{print $1, $2}')" = "2 1n1g_b16_fp32
@@ -60,23 +69,145 @@ setup() {
 	! grep -q '1n[12]g_b16_fp32 -- ' <<<"$output" || false
 }
 
-@test "a failed run leaves no log and no result, names the configuration, and is the only one re-run" {
+@test "a failed run leaves no log but its outcome: the result has its row, make fails, and only it is run again" {
 	run -2 env FAKE_FAIL=1n2g_b16_fp32 "${MK[@]}" "$T/results/1n2g_b16_fp32.md"
-	[[ "$output" == *"make: fake 1n2g_b16_fp32 run 1 failed (exit 3); no log kept"* ]]
+	[[ "$output" == *"make: fake 1n2g_b16_fp32 run 1 failed (exit 3); no log kept; its outcome, failed, is in $T/logs/fake/1n2g_b16_fp32/1.outcome"* ]]
 	[ ! -e "$T/logs/fake/1n2g_b16_fp32/1.log" ]
 	[ ! -e "$T/logs/fake/1n2g_b16_fp32/1.log.tmp" ]
-	[ ! -e "$T/results/1n2g_b16_fp32.md" ]
+	[ ! -e "$T/logs/fake/1n2g_b16_fp32/1.log.err" ]
+	[ "$(cat "$T/logs/fake/1n2g_b16_fp32/1.outcome")" = "# outcome framework=fake key=1n2g_b16_fp32 run=1 status=failed exit=3 reason=fake-train:%20failing%20on%20purpose" ]
 	[ -f "$T/logs/fake/1n1g_b16_fp32/1.log" ]
+	grep -qx '| 1 | 2 | 16 | failed | - | - | - | - | 0 | - | - | - | runs 1,2: failed | - |' "$T/results/1n2g_b16_fp32.md"
+	grep -qx -- '- \*\*failed runs\*\*: fake 1n2g_b16_fp32 runs 1,2: failed (exit 3): fake-train: failing on purpose' "$T/results/1n2g_b16_fp32.md"
+	[[ "$output" == *"make: 2 run(s) failed: OOM, failed or timeout in the table of $T/results/1n2g_b16_fp32 (RETRY=1 runs again those out of memory)"* ]]
 	: > "$FAKE_RUNS"
 	run -0 "${MK[@]}" "$T/results/1n2g_b16_fp32.md"
 	[ "$(sort "$FAKE_RUNS" | uniq -c | awk '{print $1, $2}')" = "2 1n2g_b16_fp32" ]
+	[ ! -e "$T/logs/fake/1n2g_b16_fp32/1.outcome" ] && [ ! -e "$T/logs/fake/1n2g_b16_fp32/2.outcome" ]
+	! grep -q 'failed' "$T/results/1n2g_b16_fp32.md" || false
 }
 
-@test "a run that outlives TIMEOUT is killed and leaves no log" {
+@test "a run that outlives TIMEOUT is killed and leaves no log; its row says timeout" {
 	run -2 env FAKE_HANG=1n1g_b16_fp32 "${MK[@]}" TIMEOUT=2 RUNS=1 "$T/results/1n1g_b16_fp32.md"
 	[[ "$output" == *"1n1g_b16_fp32 run 1 failed"* ]]
 	[ ! -e "$T/logs/fake/1n1g_b16_fp32/1.log" ]
 	! pgrep -f "$FIXTURES/make/fake-train" >/dev/null || false
+	grep -qx '| 1 | 1 | 16 | timeout | - | - | - | - | 0 | - | - | - | run 1: timeout |' "$T/results/1n1g_b16_fp32.md"
+	grep -qx -- '- \*\*failed runs\*\*: fake 1n1g_b16_fp32 run 1: timeout (exit 124): launch: 1n1g_b16_fp32: timed out after 2 s' "$T/results/1n1g_b16_fp32.md"
+}
+
+@test "a ladder with an out-of-memory rung prints its table with OOM, and every view; it is not run again unless RETRY=1" {
+	r=$T/results/1n2g_b16_fp32
+	run -2 env FAKE_OOM=1n2g_b16_fp32 "${MK[@]}" "$r.md" "$r.json" "$r.html"
+	[[ "$output" == *"its outcome, oom, is in $T/logs/fake/1n2g_b16_fp32/2.outcome, not run again without RETRY=1"* ]]
+	grep -qx '| 1 | 2 | 16 | OOM | - | - | - | - | 0 | - | - | - | runs 1,2: OOM | - |' "$r.md"
+	grep -Eq '^\| 1 \| 1 \| 16 \| 158.42 \| .* \| - \| [0-9]+ \|$' "$r.md"
+	grep -qE -- '^- \*\*failed runs\*\*: fake 1n2g_b16_fp32 runs 1,2: OOM \(exit 1\): torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 48.00 MiB \(GPU [01]; 15.78 GiB total capacity\)$' "$r.md"
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))["r50"]
+assert d["1n1g"]["median_speed"] == 158.42, d
+c = d["1n2g"]
+assert c["median_speed"] is None and c["speedup"] is None and c["outcome"] == "oom", c
+assert [(f["run"], f["status"], f["exit"]) for f in c["failed_runs"]] == [(1, "oom", 1), (2, "oom", 1)], c' "$r.json"
+	grep -q '<td class="bad">OOM: every run failed (runs 1,2: OOM)</td>' "$r.html"
+	grep -q '>OOM<' "$r.svg"
+	[ "$(grep -c 'run(s) failed' <<<"$output")" -eq 1 ]
+	# The next make runs nothing, makes the view again and fails again.
+	: > "$FAKE_RUNS"
+	run -0 "${MK[@]}" -n "$r.md"
+	! grep -q 'launch -t' <<<"$output" || false
+	run -2 "${MK[@]}" "$r.md"
+	[ ! -s "$FAKE_RUNS" ]
+	[[ "$output" == *"make: 2 run(s) failed: OOM, failed or timeout in the table of $r "* ]]
+	grep -q '| OOM |' "$r.md"
+	# RETRY=1 runs them again.
+	run -0 "${MK[@]}" RETRY=1 "$r.md"
+	[ "$(sort "$FAKE_RUNS" | uniq -c | awk '{print $1, $2}')" = "2 1n2g_b16_fp32" ]
+	! grep -q 'OOM' "$r.md" || false
+	[ "$(ls "$T/logs/fake/1n2g_b16_fp32")" = "1.log
+2.log" ]
+	run -0 "${MK[@]}" -n "$r.md"
+	[ "$output" = "make: '$r.md' is up to date." ]
+}
+
+@test "a configuration with some runs failed: the median of the others, n counts them, the failed run named" {
+	r=$T/results/1n1g_b16_fp32
+	run -2 env FAKE_ONCE="$T/once" "${MK[@]}" RUNS=3 "$r.md"
+	grep -Eq '^\| 1 \| 1 \| 16 \| 158.42 \| 0.00 \| 1.00 \| 0.00 \| 1.00 \| 2 \| 0.0% \| 0.0% \| - \| run 1: failed \| [0-9]+ \|$' "$r.md"
+	grep -qx '# outcome framework=fake key=1n1g_b16_fp32 run=1 status=failed exit=3 reason=fake-train:%20failing%20on%20purpose' "$r.tsv"
+	[ "$(grep -v '^#' "$r.tsv" | cut -f1,2,7)" = "fake	1n1g_b16_fp32	2" ]
+}
+
+@test "a 1n1g whose runs all failed: its row says so, the others have no speedup, plot leaves them out" {
+	r=$T/results/1n2g_b16_fp32
+	run -2 env FAKE_FAIL=1n1g_b16_fp32 "${MK[@]}" RUNS=1 "$r.md"
+	grep -qx '| 1 | 1 | 16 | failed | - | - | - | - | 0 | - | - | - | run 1: failed | - |' "$r.md"
+	grep -Eq '^\| 1 \| 2 \| 16 \| 313.73 \| - \| - \| - \| - \| 1 \| 0.0% \| - \| no interval: 1 run \| - \| [0-9]+ \|$' "$r.md"
+	run -2 env FAKE_FAIL=1n1g_b16_fp32 "${MK[@]}" RUNS=1 "$r.svg"
+	xmllint --noout "$r.svg"
+	! grep -q 'ideal: 1n1g' "$r.gp" || false
+}
+
+@test "a compare result shows OOM in the cell of the framework that ran out of memory" {
+	"${MK[@]}" RUNS=1 "$T/results/1n2g_b16_fp32.md" >/dev/null 2>&1
+	run -2 env FAKE_OOM=1n2g_b16_fp32 "${MK[@]}" FRAMEWORK=other other_CMD="$FIXTURES/make/fake-train" \
+		other_FORMAT=bench RUNS=1 "$T/results/1n2g_b16_fp32.md"
+	run -2 "${MK[@]}" RUNS=1 "$T/results/compare_b16_fp32.md"
+	[[ "$output" == *"| 1 | 2 | 313.73 | OOM |"* ]]
+	[[ "$output" == *"make: 1 run(s) failed: OOM, failed or timeout in the table of $T/results/compare_b16_fp32 "* ]]
+}
+
+@test "make maxbatch finds the largest batch that fits by doubling, then bisection, in one line; its runs stay" {
+	run -0 --separate-stderr env FAKE_OOM_ABOVE=80 "${MK[@]}" maxbatch KEY=1n1g_b16_fp32
+	[ "$output" = "maxbatch: fake 1n1g fp32: the largest batch per device that fits is 80 (81 runs out of memory)" ]
+	[ "$(cat "$FAKE_RUNS")" = "1n1g_b16_fp32
+1n1g_b32_fp32
+1n1g_b64_fp32
+1n1g_b128_fp32
+1n1g_b96_fp32
+1n1g_b80_fp32
+1n1g_b88_fp32
+1n1g_b84_fp32
+1n1g_b82_fp32
+1n1g_b81_fp32" ]
+	[ -f "$T/logs/fake/1n1g_b80_fp32/1.log" ]
+	grep -q ' status=oom ' "$T/logs/fake/1n1g_b81_fp32/1.outcome"
+	# Its runs are the log tree's: asked again, nothing runs.
+	: > "$FAKE_RUNS"
+	run -0 --separate-stderr "${MK[@]}" maxbatch KEY=1n1g_b16_fp32
+	[ "$output" = "maxbatch: fake 1n1g fp32: the largest batch per device that fits is 80 (81 runs out of memory)" ]
+	[ ! -s "$FAKE_RUNS" ]
+	# From above: halving, then bisection; the runs known are not run again.
+	run -0 --separate-stderr env FAKE_OOM_ABOVE=80 "${MK[@]}" maxbatch KEY=1n1g_b200_fp32
+	[ "$output" = "maxbatch: fake 1n1g fp32: the largest batch per device that fits is 80 (81 runs out of memory)" ]
+	[ "$(cat "$FAKE_RUNS")" = "1n1g_b200_fp32
+1n1g_b100_fp32
+1n1g_b50_fp32
+1n1g_b75_fp32
+1n1g_b87_fp32
+1n1g_b78_fp32
+1n1g_b79_fp32" ]
+}
+
+@test "make maxbatch: nothing fits, a failure that is not out of memory, and a bad KEY" {
+	run -2 --separate-stderr env FAKE_OOM_ABOVE=0 "${MK[@]}" maxbatch KEY=1n1g_b4_fp32
+	[ "$output" = "maxbatch: fake 1n1g fp32: even batch 1 runs out of memory" ]
+	run -2 --separate-stderr env FAKE_FAIL=1n1g_b8_fp32 "${MK[@]}" maxbatch KEY=1n1g_b8_fp32
+	[ -z "$output" ]
+	[[ "$stderr" == *"make maxbatch: fake 1n1g_b8_fp32 neither ran to its end nor ran out of memory ($T/logs/fake/1n1g_b8_fp32); no answer"* ]]
+	run -2 --separate-stderr "${MK[@]}" maxbatch KEY=1n1g_b8
+	[[ "$stderr" == *"make maxbatch: KEY=1n1g_b8 is not a configuration key <N>n<G>g_b<B>_<fp32|tf32|amp|bf16|fp16>"* ]]
+	run -2 --separate-stderr "${MK[@]}" maxbatch
+	[[ "$stderr" == *"make maxbatch needs KEY=<N>n<G>g_b<B>_<prec>"* ]]
+}
+
+@test "one run asked for itself: its log, or its outcome and a failure" {
+	run -0 "${MK[@]}" "$T/logs/fake/1n1g_b16_fp32/3.log"
+	[ -f "$T/logs/fake/1n1g_b16_fp32/3.log" ]
+	run -2 env FAKE_OOM=1n1g_b32_fp32 "${MK[@]}" "$T/logs/fake/1n1g_b32_fp32/1.log"
+	grep -q ' status=oom ' "$T/logs/fake/1n1g_b32_fp32/1.outcome"
+	run -2 "${MK[@]}" "$T/logs/fake/1n1g_b32/1.log"
+	[[ "$output" == *"$T/logs/fake/1n1g_b32: not a configuration key"* ]]
 }
 
 @test "launch's supervisor killed outright: the run fails, its half-written log goes, the logs and result there stay, the job is stopped" {

@@ -4,6 +4,8 @@
 # DLPerf's READMEs print as sample output, in DLPerf's reading order
 # (doc/dlperf.md, "Published tables"); <case>.expected the published
 # median_speed and average_speed (printed %.2f) with min, max and n.
+# failed.tsv: runs of which some left outcome lines (doc/formats.md), and
+# failed.expected median's whole output for it.
 
 bats_require_minimum_version 1.5.0
 load helper
@@ -349,4 +351,55 @@ check_stats() { # speed ...
 	[ -z "$output" ]
 	[ "$stderr" = "median: a 1n1g_b16_fp32: the standard deviation of 2 samples_per_s overflows" ]
 	run -0 median -c dlperf <<<$'a\t1n1g_b16_fp32\t1\t1e306\na\t1n1g_b16_fp32\t2\t1.0'
+}
+
+# ---- runs that failed: outcome lines ---------------------------------------
+
+@test "outcome lines pass on; a configuration is the median of its runs with records, n counts them; one whose runs all failed has no record" {
+	run -0 --separate-stderr median "$F/failed.tsv"
+	[ "$output" = "$(cat "$F/failed.expected")" ]
+	[ -z "$stderr" ]
+	[ "$(grep -c '^# outcome ' <<<"$output")" -eq 4 ]
+	[ "$(grep -v '^#' <<<"$output" | cut -f2,7)" = "1n1g_b256_fp32	3
+1n2g_b256_fp32	2" ]
+}
+
+@test "outcome lines from files after stdin, as make passes them; DLPerf's mode too" {
+	printf '# outcome framework=a key=1n2g_b16_fp32 run=1 status=oom exit=1\n' > "$BATS_TEST_TMPDIR/1.outcome"
+	run -0 bash -c "printf '# mode=dlperf\na\t1n1g_b16_fp32\t1\t100\n' | median - '$BATS_TEST_TMPDIR/1.outcome'"
+	[ "$output" = "# mode=dlperf
+# outcome framework=a key=1n2g_b16_fp32 run=1 status=oom exit=1
+a	1n1g_b16_fp32	100.00	100.00	100.00	100.00	1" ]
+}
+
+@test "a run with a record and an outcome, or two outcomes, is an error naming the later line" {
+	run -1 --separate-stderr bash -c "printf 'a\t1n1g_b16_fp32\t1\t100\n# outcome framework=a key=1n1g_b16_fp32 run=1 status=oom exit=1\n' | median"
+	[ "$stderr" = "median: <stdin>:2: run 1 of a 1n1g_b16_fp32 has a record and an outcome (oom)" ]
+	run -1 --separate-stderr bash -c "printf '# outcome framework=a key=1n1g_b16_fp32 run=1 status=failed exit=3\na\t1n1g_b16_fp32\t1\t100\n' | median"
+	[ "$stderr" = "median: <stdin>:2: run 1 of a 1n1g_b16_fp32 has an outcome and a record" ]
+	run -1 --separate-stderr bash -c "printf '# outcome framework=a key=1n1g_b16_fp32 run=1 status=oom exit=1\n# outcome framework=a key=1n1g_b16_fp32 run=1 status=timeout exit=124\n' | median"
+	[ "$stderr" = "median: <stdin>:2: a second outcome of run 1 of a 1n1g_b16_fp32" ]
+}
+
+@test "an outcome line is read by the meta lines' one grammar: its errors, exact" {
+	bad() {
+		run -1 --separate-stderr bash -c "printf '%s\n' '$1' | median"
+		[ "$stderr" = "median: <stdin>:1: $2" ] || { echo "$1: $stderr"; false; }
+	}
+	bad '# outcome framework=a key=1n1g_b16 run=1 status=oom exit=1' \
+		"outcome line: key '1n1g_b16' is not <N>n<G>g_b<B>_<prec>"
+	bad '# outcome framework=a key=1n1g_b16_fp32 run=1 status=oops exit=1' \
+		"outcome line: status 'oops' is not oom, failed or timeout"
+	bad '# outcome framework=a key=1n1g_b16_fp32 run=1 status=oom exit=0' \
+		"outcome line: exit '0' is not a status 1..255"
+	bad '# outcome framework=a key=1n1g_b16_fp32 run=1 exit=1 status=oom' \
+		"outcome line: 'exit=1' where status= was expected"
+	bad '# outcome framework=a key=1n1g_b16_fp32 run=1 status=oom' \
+		"outcome line: 1 item after run=, expected 2 or 3"
+	bad '# outcome framework=a key=1n1g_b16_fp32 run=1 status=oom exit=1 reason=a%G1' \
+		"outcome line: 'reason=a%G1': '%G1' is not %XX (XX two hex digits, not 00)"
+	bad '# outcome key=1n1g_b16_fp32 run=1 status=oom exit=1' \
+		"outcome line: framework=<framework> expected, not 'key=1n1g_b16_fp32'"
+	bad '# outcome framework=a key=1n1g_b16_fp32 run=x status=oom exit=1' \
+		"outcome line: run 'x' is not a whole number"
 }

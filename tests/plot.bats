@@ -93,6 +93,13 @@ in_frame() {
 	[ "$(points "$T/p.svg" gnuplot_plot_4b | wc -l)" -eq 6 ]
 }
 
+@test "a published OOM cell is no point of the published series" {
+	printf '%s\n' $'tensorflow\t1n1g_b160_fp32\t336.23\t336.23\t336.23\t336.23\t1\t1.00' \
+		$'tensorflow\t2n8g_b160_fp32\t4000.00\t4000.00\t4000.00\t4000.00\t1\t11.90' > "$T/tf.tsv"
+	plot -p "$ROOT/data/dlperf/summary_fp32_b160_0820.tsv" "$T/tf.tsv" > "$T/p.gp"
+	[ "$(awk '/^\$pub << EOD/ { on = 1; next } /^EOD/ { on = 0 } on { print $1 }' "$T/p.gp" | tr '\n' ' ')" = "1 2 4 8 32 " ]
+}
+
 @test "error bars: min..max of the runs from 8 columns, the 95 % CI from 14" {
 	plot "$P/plain.tsv" > "$T/p.gp"
 	grep -q 'bars min..max of the runs' "$T/p.gp"
@@ -244,3 +251,82 @@ in_frame() {
 	gnuplot -e "set table '$T/px.txt'; plot '$T/shot.png' binary filetype=png with rgbimage"
 	[ "$(awk 'NF == 7 && $3 + $4 + $5 < 600 { n++ } END { print n + 0 }' "$T/px.txt")" -lt 5000 ]
 }
+
+# ---- runs that failed: outcome lines ---------------------------------------
+# fixtures/plot/failed.tsv: bench b64, its 1n1g's runs all failed (no
+# speedups), 1n4g lost a run to OOM, 2n4g's runs all failed (OOM, timeout).
+
+@test "a configuration whose runs all failed has no point: its status on the x axis; no ideal line without a 1n1g figure" {
+	run -0 plot "$P/failed.tsv"
+	printf '%s\n' "$output" > "$T/f.gp"
+	[ "$(awk '/^\$d1 << EOD/ { on = 1; next } /^EOD/ { on = 0 } on { print $1, $4, $7, $10, $11 }' "$T/f.gp")" = "2 101.50 NaN NaN NaN
+4 198.10 NaN NaN NaN" ]
+	[ "$(awk '/^\$f1 << EOD/ { on = 1; next } /^EOD/ { on = 0 } on' "$T/f.gp")" = "1	1	1	failed
+8	2	4	failed" ]
+	! grep -q 'ideal: 1n1g' "$T/f.gp" || false
+	! grep -q 'efficiency (right axis)' "$T/f.gp" || false
+	[ "$(grep -c '\$f1 using 1:(0):4 with labels' "$T/f.gp")" -eq 2 ]
+	draw "$T/f.gp"
+	[ "$(grep -c '>failed<' "$T/f.svg")" -eq 4 ]
+}
+
+@test "every run failed: a plot of the statuses alone, drawn without a word; compare too" {
+	printf '# outcome framework=bench key=1n1g_b64_fp32 run=1 status=oom exit=1\n# outcome framework=other key=1n1g_b64_fp32 run=1 status=timeout exit=124\n' > "$T/all.tsv"
+	run -0 plot -s compare "$T/all.tsv"
+	printf '%s\n' "$output" > "$T/all.gp"
+	grep -qx 'set yrange \[0:1\]' "$T/all.gp"
+	draw "$T/all.gp"
+	grep -q '>OOM<' "$T/all.svg" && grep -q '>timeout<' "$T/all.svg"
+	run -1 --separate-stderr plot "$T/all.tsv"
+	[ "$stderr" = "plot: $T/all.tsv:2: a second framework, other after bench (-s compare takes several)" ]
+}
+
+@test "the page's noise table says which runs failed" {
+	table "$P/failed.tsv" > "$T/f.md"
+	plot "$P/failed.tsv" > "$T/f.gp"
+	gnuplot "$T/f.gp" > "$T/f.svg"
+	run -0 plot -s page -t "$T/f.md" -g "$T/f.svg" "$P/failed.tsv"
+	[[ "$output" == *'<tr><td>bench</td><td>1n1g</td><td>0</td><td>-</td><td>-</td><td>-</td><td>-</td><td class="bad">failed: every run failed (runs 1,2: failed)</td></tr>'* ]]
+	[[ "$output" == *'<td class="bad">too few runs for an interval; failed: run 2: OOM</td>'* ]]
+	[[ "$output" == *'<td class="bad">failed: every run failed (run 2: OOM; run 1: timeout)</td>'* ]]
+	[[ "$output" == *'<strong>failed runs</strong>: bench 1n4g_b64_fp32 run 2: OOM'* ]]
+}
+
+@test "a speedup of - without its 1n1g's outcome lines, or a second outcome of a run, is an error naming the line" {
+	run -1 --separate-stderr plot <<<$'a\t1n1g_b8_fp32\t2.00\t2.00\t2.00\t2.00\t1\t1.00\na\t1n2g_b8_fp32\t2.00\t2.00\t2.00\t2.00\t1\t-'
+	[ "$stderr" = "plot: <stdin>:2: speedup '-' is not a number" ]
+	run -1 --separate-stderr plot <<<$'# outcome framework=a key=1n1g_b8_fp32 run=1 status=oom exit=1\n# outcome framework=a key=1n1g_b8_fp32 run=1 status=failed exit=2'
+	[ "$stderr" = "plot: <stdin>:2: a second outcome of run 1 of a 1n1g_b8_fp32" ]
+	run -1 --separate-stderr plot <<<$'a\t1n1g_b8_fp32\t2.00\t2.00\t2.00\t2.00\t1\t1.00\n# outcome framework=a key=1n1g_b16_fp32 run=1 status=oom exit=1'
+	[ "$stderr" = "plot: <stdin>:2: 1n1g_b16_fp32: one batch and precision to a plot, not b8 fp32 and b16 fp32" ]
+}
+
+# The page's interconnect section of records RECORDS, table TABLE.md.
+interconnect_section() {
+	plot "$1" > "$T/i.gp"
+	draw "$T/i.gp" || return
+	plot -s page -t "$2" -g "$T/i.svg" "$1" | sed -n '/^<section id="interconnect">$/,/^<\/section>$/p'
+}
+
+@test "the page's interconnect: the topology as a matrix, the InfiniBand ports, what NCCL chose" {
+	# table's fixture: the OneFlow report's DGX-1 on each node, 4n8g's node 1
+	# with its port down, NCCL over InfiniBand and over sockets
+	run -0 --separate-stderr interconnect_section "$FIXTURES/table/interconnect.tsv" "$FIXTURES/table/interconnect.md"
+	[ "$output" = "$(cat "$P/interconnect.html")" ]
+	grep -qF '<tr><td>GPU2</td><td class="nv">NV1</td><td class="nv">NV2</td><td>X</td><td class="nv">NV2</td><td>SYS</td><td>SYS</td><td class="nv">NV1</td><td>SYS</td><td>PIX</td><td>0-11,24-35</td><td>-</td></tr>' <<<"$output"
+	grep -qF '<tr><td>mlx5_0:1</td><td>InfiniBand</td><td>100 Gb/sec (4X EDR)</td><td class="bad">1: DOWN / 4: ACTIVE</td>' <<<"$output"
+	grep -qF '<tr><td>network</td><td>Socket</td><td>3</td></tr>' <<<"$output"
+	# and the table above says it per configuration: the nccl column, the note
+	run -0 plot -s page -t "$FIXTURES/table/interconnect.md" -g "$T/i.svg" "$FIXTURES/table/interconnect.tsv"
+	grep -qF '<td>2</td><td>8</td><td>128</td><td>1500.00</td><td>15.00</td><td>2</td><td>0.1%</td><td>NET/IB/GDRDMA, P2P/IPC, NET/Socket †</td>' <<<"$output"
+	grep -qF '<li>† <strong>NCCL over sockets between nodes</strong>: ngc-pytorch 2n8g_b128_fp32 run 2;' <<<"$output"
+}
+
+@test "the page's interconnect: nodes whose topologies differ are said so; none recorded is said so" {
+	sed '/key=4n8g.* node=1 topo.columns=/s/,mlx5_0$//' "$FIXTURES/table/interconnect.tsv" > "$T/d.tsv"
+	run -0 --separate-stderr interconnect_section "$T/d.tsv" "$FIXTURES/table/interconnect.md"
+	grep -qF "<p>The nodes' topologies differ (GPU0,GPU1,GPU2,GPU3,GPU4,GPU5,GPU6,GPU7 / GPU0,GPU1,GPU2,GPU3,GPU4,GPU5,GPU6,GPU7,mlx5_0): each node's rows are among the environment's items (topo.*).</p>" <<<"$output"
+	run -0 --separate-stderr interconnect_section "$P/stats.tsv" "$P/stats.md"
+	[ "${lines[2]}" = "<p>No interconnect recorded: no nvidia-smi topo -m, no /sys/class/infiniband, no NCCL lines in the logs.</p>" ]
+}
+

@@ -175,7 +175,8 @@ IN
 	run -2 --separate-stderr speedup -x
 	[ "$stderr" = "usage: speedup [file ...]
   in:  framework key median mean min max n [ci_lo ci_hi cv_pct outliers]
-  out: the record, speedup [speedup_pm efficiency]" ]
+  out: the record, speedup [speedup_pm efficiency] (- when the 1n1g base's
+       runs all failed: its # outcome lines)" ]
 }
 
 @test "a full disk is a failure" {
@@ -261,4 +262,25 @@ print("1.00\t0.00\t1.00\n%.2f\t%.2f\t%.2f" % (s, pm, 190 / 100 / 2))')
 	[ "$stderr" = "speedup: <stdin>:1: ci_lo '103.00' is above ci_hi '99.00'" ]
 	run -1 --separate-stderr speedup <<<$'a\t1n1g_b16_fp32\t100.00\t100.00\t100.00\t100.00\t2\t99.00\t101.00\t1.00\t3;4'
 	[ "$stderr" = "speedup: <stdin>:1: outliers '3;4' is not run numbers joined by ','" ]
+}
+
+# ---- runs that failed: outcome lines ---------------------------------------
+
+@test "a 1n1g whose runs all failed (its outcome lines, no record): the others get - for speedup, its ± and efficiency" {
+	run -0 --separate-stderr speedup "$F/failed.tsv"
+	[ "$output" = "$(cat "$F/failed.expected")" ]
+	[ "$(grep -v '^#' <<<"$output" | cut -f1,2,12-)" = "bench	1n2g_b64_fp32	-	-	-
+bench	1n4g_b64_fp32	-	-	-" ]
+	[ "$(grep -c "^# outcome " <<<"$output")" -eq 5 ]
+	run -0 bash -c "printf '# mode=dlperf\n# outcome framework=a key=1n1g_b16_fp32 run=1 status=oom exit=1\na\t1n2g_b16_fp32\t9.00\t9.00\t9.00\t9.00\t1\n' | speedup"
+	[ "${lines[2]}" = "a	1n2g_b16_fp32	9.00	9.00	9.00	9.00	1	-" ]
+}
+
+@test "a base with a record and some failed runs is a base; another framework's, batch's or a 2n1g outcome is not" {
+	run -0 bash -c "printf '# outcome framework=a key=1n1g_b16_fp32 run=2 status=oom exit=1\na\t1n1g_b16_fp32\t4.00\t4.00\t4.00\t4.00\t1\na\t1n2g_b16_fp32\t8.00\t8.00\t8.00\t8.00\t1\n' | speedup"
+	[ "${lines[2]}" = "a	1n2g_b16_fp32	8.00	8.00	8.00	8.00	1	2.00" ]
+	for o in 'framework=b key=1n1g_b16_fp32' 'framework=a key=1n1g_b32_fp32' 'framework=a key=2n1g_b16_fp32'; do
+		run -1 --separate-stderr bash -c "printf '# outcome $o run=1 status=oom exit=1\na\t1n2g_b16_fp32\t8.00\t8.00\t8.00\t8.00\t1\n' | speedup"
+		[ "$stderr" = "speedup: <stdin>:2: no 1n1g base for a 1n2g_b16_fp32 (need 1n1g_b16_fp32)" ]
+	done
 }

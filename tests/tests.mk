@@ -21,7 +21,7 @@ BATS := bats
 TEST_NAMES := $(patsubst tests/%.bats,%,$(sort $(wildcard tests/*.bats)))
 
 # The suites that keep every core busy, the longest first.
-TEST_CPU := bench-torch bench arcface bench-cuda data-units multinode profile data
+TEST_CPU := bench-torch bench arcface bench-cuda gpu-ready data-units multinode profile data
 TEST_LOCK = $(OBJ)/.test-cpu.lock
 # test_cmd NAME: a suite's bats, said as it could be typed; it runs under
 # the lock when the suite is one of TEST_CPU. The makes a suite runs
@@ -52,7 +52,8 @@ $(TEST_TARGETS): test-%: test-build
 # Whole files: a test belongs to this run by the file it is in.
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 SAN_DIR := $(OBJ)/san
-SAN_NAMES := grep-iters window median speedup table plot launch compare ranks bench-host data-units
+SAN_NAMES := grep-iters window median speedup table plot launch compare ranks outcome bench-host \
+	data-units
 SAN_PROGS := $(FILTERS) test-arena-check test-gpu-host $(if $(CUDA_FOUND),check-gpu-compare) \
 	test-data-check imagenet-synthetic
 SAN_ASAN := detect_leaks=0

@@ -119,6 +119,27 @@ rec() { # framework format key run iter ts step rate -> a record, loss 6.9
 	[[ $stderr == "window: "*:[0-9]*": oneflow/2n8g_b128_fp32/0: no record ends at iteration 70" ]]
 }
 
+@test "OneFlow 0.1.8 sample (no stamps), ours: 20 x TB / samples/s of iterations 21-120 summed, 385.52" {
+	run -0 --separate-stderr bash -c "grep-iters '$FIXTURES/grep-iters/oneflow/1n1g/r50_b128_fp32_1.log' | window -d 1000 | cut -f 1-4"
+	[ "$output" = "$(printf 'oneflow\t1n1g_b128_fp32\t1\t385.52')" ]
+	want=$(awk 'BEGIN { t = 0; split("385.628 386.264 385.723 384.622 385.367", r, " ")
+		for (i = 1; i <= 5; i++) t += 20 * 128 / r[i]; printf "%.2f", 128 * 100 / t }')
+	[ "$want" = 385.52 ]
+}
+
+@test "OneFlow 0.1.8 sample, -c dlperf: its report's rule, the mean of every samples/s after the first, 385.10" {
+	run -0 --separate-stderr bash -c "grep-iters -c dlperf '$FIXTURES/grep-iters/oneflow/1n1g/r50_b128_fp32_1.log' | window"
+	[ "$output" = "$(printf '# mode=dlperf\noneflow\t1n1g_b128_fp32\t1\t385.10')" ]
+	want=$(awk 'BEGIN { split("385.628 386.264 385.723 384.622 385.367 384.704 384.927 384.109 384.517", r, " ")
+		for (i = 1; i <= 9; i++) t += r[i]; printf "%.2f", t / 9 }')
+	[ "$want" = 385.10 ]
+	# -s: the records ending after it; the log must reach s + n
+	run -0 --separate-stderr bash -c "grep-iters -c dlperf '$FIXTURES/grep-iters/oneflow/1n1g/r50_b128_fp32_1.log' | window -s 100 -n 100 | cut -f 4"
+	[ "${lines[1]}" = "$(awk 'BEGIN { printf "%.2f", (385.367 + 384.704 + 384.927 + 384.109 + 384.517) / 5 }')" ]
+	run -1 --separate-stderr bash -c "head -5 '$FIXTURES/grep-iters/oneflow/1n1g/r50_b128_fp32_1.log' | grep-iters -c dlperf -k 1n1g_b128_fp32 | window"
+	[[ $stderr == "window: <stdin>:"*": oneflow/1n1g_b128_fp32/1: 100 iterations, need 120" ]]
+}
+
 @test "OneFlow BERT sample, skip 20 count 100: 140.20" {
 	run -0 window4 "$F/bert.tsv"
 	[ "$output" = "$(printf 'oneflow-bert\t1n1g_b24_fp32\t0\t140.20')" ]
@@ -161,6 +182,17 @@ check_dlperf() {
 
 @test "-c dlperf plsc: two nodes average qps entries 11-30" {
 	check_dlperf plsc
+}
+
+@test "-c dlperf plsc counts lines, N a period: a 2-node log of one line a period is too short, as DLPerf's window assumed" {
+	awk 'BEGIN { for (b = 0; b <= 140; b += 10)
+		printf "INFO 2021-03-12 10:15:%02d,331 entry.py:1024] Pass:0 batch:%d lr:0.1 loss:42.7 qps:5950.00\n", b / 10, b }' > "$BATS_TEST_TMPDIR/p.log"
+	run -1 --separate-stderr bash -c "grep-iters -c dlperf -k 2n8g_b128_fp32 '$BATS_TEST_TMPDIR/p.log' | window"
+	[[ $stderr == "window: "*": plsc/2n8g_b128_fp32/1: 15 lines, need 30" ]]
+	# the same log with each line twice: entries 11-30 are batches 50-140
+	awk '{ print; print }' "$BATS_TEST_TMPDIR/p.log" > "$BATS_TEST_TMPDIR/p2.log"
+	run -0 --separate-stderr bash -c "grep-iters -c dlperf -k 2n8g_b128_fp32 '$BATS_TEST_TMPDIR/p2.log' | window | cut -f 4"
+	[ "${lines[1]}" = 5950.00 ]
 }
 
 @test "-c dlperf ngc-mxnet: median over 4 ranks per row of R2p speeds, rows 21-120" {

@@ -1,7 +1,8 @@
 /*
  * bench/cpu/comm_mpi.c: comm.h over MPI. Started by a launcher (mpirun sets
- * OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK), it runs MPI; started alone,
- * it is rank 0 of 1 and never touches MPI, so one process needs no launcher.
+ * OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK), it loads MPI (mpi_load.h)
+ * and runs it; started alone, it is rank 0 of 1 and never touches MPI, so
+ * one process needs neither a launcher nor an MPI library.
  * Gradient sums are MPI_Iallreduce in place; MPI_Testall at each start lets
  * earlier buckets progress while backward computes the next. The split
  * ArcFace head's collectives are blocking ones.
@@ -11,11 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <mpi.h>
-
 #include "comm.h"
 #include "lib.h"
 #include "mpi_check.h"
+#include "mpi_load.h"
 
 static int on, rank, size = 1, local_rank, local_size = 1, nodes = 1;
 static MPI_Request reqs[COMM_MAX_PENDING];
@@ -25,6 +25,7 @@ void comm_init(int *argc, char ***argv)
 {
 	if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMIX_RANK"))
 		return;
+	mpi_load();
 	MPI_CHECK(MPI_Init(argc, argv));
 	on = 1;
 	MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
@@ -104,18 +105,22 @@ static int count_int(size_t count)
 	return (int)count;
 }
 
+/* in place: the send type is ignored */
 void comm_allgather(float *buf, size_t count)
 {
 	if (on && size > 1)
-		MPI_CHECK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, count_int(count),
+		MPI_CHECK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_FLOAT, buf, count_int(count),
 					MPI_FLOAT, MPI_COMM_WORLD));
 }
+
+/* MPI_INT for int32_t: one handle fewer to load (mpi_load.h) */
+_Static_assert(sizeof(int) == sizeof(int32_t), "MPI_INT carries int32_t");
 
 void comm_allgather_i32(const int32_t *send, int32_t *recv, size_t count)
 {
 	if (on && size > 1)
-		MPI_CHECK(MPI_Allgather(send, count_int(count), MPI_INT32_T, recv, count_int(count),
-					MPI_INT32_T, MPI_COMM_WORLD));
+		MPI_CHECK(MPI_Allgather(send, count_int(count), MPI_INT, recv, count_int(count),
+					MPI_INT, MPI_COMM_WORLD));
 	else if (recv != send)
 		memcpy(recv, send, count * sizeof *recv);
 }

@@ -4,12 +4,22 @@
  * (temp_grow) and the peak resident memory (bk_peak_mem_mb). Calls no other
  * file of the backend.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 
 #include "internal.h"
+
+/* Said in words that make's outcome reads as out of memory (its "out of
+ * device memory": the host's memory is this backend's device's). */
+LIB_NORETURN static void out_of_memory(size_t bytes, int err)
+{
+	die("out of device memory: %.0f MiB more of this host's memory (%s); a smaller --batch "
+	    "may fit",
+	    (double)bytes / 1048576.0, strerror(err));
+}
 
 /* Large buffers are fresh anonymous mappings: zero without being touched,
  * so resident memory grows only with what a step really uses. */
@@ -28,15 +38,16 @@ void *bk_malloc(size_t bytes)
 			void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 			if (p == MAP_FAILED)
-				die("out of memory (%zu bytes)", bytes);
+				out_of_memory(bytes, errno);
 			maps[i].p = p;
 			maps[i].n = bytes;
 			return p;
 		}
 	}
 	void *p = NULL;
-	if (posix_memalign(&p, 64, bytes ? (bytes + 63) & ~(size_t)63 : 64) != 0)
-		die("out of memory (%zu bytes)", bytes);
+	int err = posix_memalign(&p, 64, bytes ? (bytes + 63) & ~(size_t)63 : 64);
+	if (err != 0)
+		out_of_memory(bytes, err);
 	memset(p, 0, bytes);
 	return p;
 }
@@ -64,8 +75,9 @@ void *temp_grow(void *p, size_t *cap, size_t need)
 		return p;
 	free(p);
 	p = NULL;
-	if (posix_memalign(&p, 64, (need + 63) & ~(size_t)63) != 0)
-		die("out of memory (%zu bytes)", need);
+	int err = posix_memalign(&p, 64, (need + 63) & ~(size_t)63);
+	if (err != 0)
+		out_of_memory(need, err);
 	*cap = need;
 	return p;
 }

@@ -15,8 +15,21 @@
 extern "C" void *bk_malloc(size_t bytes)
 {
 	void *p = NULL;
+	cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
 
-	CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
+	/* Said in words that make's outcome reads as out of memory (its
+	 * "out of device memory"), with what a smaller batch would change. */
+	if (e == cudaErrorMemoryAllocation) {
+		size_t free_b = 0, total = 0;
+		(void)cudaGetLastError();
+		if (cudaMemGetInfo(&free_b, &total) != cudaSuccess)
+			free_b = total = 0;
+		die("out of device memory: %.0f MiB more on cuda device %d, %.0f MiB of %.0f MiB "
+		    "free (cudaMalloc: %s); a smaller --batch may fit",
+		    (double)bytes / 1048576.0, gpu.device, (double)free_b / 1048576.0,
+		    (double)total / 1048576.0, cudaGetErrorString(e));
+	}
+	CUDA_CHECK(e);
 	CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, gpu.stream));
 	CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
 	note_mem();

@@ -46,6 +46,7 @@ struct scan {
 	struct input *in;    /* file and line, for errors */
 	int dlperf;          /* -c dlperf: every line counts as DLPerf counted it */
 	long long prev_iter; /* iteration of the previous record, 0 at the start */
+	long long from;      /* the iteration before the interval of the last record */
 	int have_key;        /* the configuration, once known */
 	struct key key;
 	const char *keysrc; /* who said it: "the path", "-k" or "the header" */
@@ -115,6 +116,9 @@ struct format {
 	int dlperf_epoch0;
 	long dlperf_skip, dlperf_count;
 	double (*dlperf_speed)(struct dlperf_run *r);
+	/* What else DLPerf's method for it depends on, in a few words for
+	 * grep-iters -l (NULL: nothing). */
+	const char *dlperf_note;
 };
 
 /* ---- the registry (registry.c) ----------------------------------------- */

@@ -7,12 +7,21 @@
  *
  * One line per iteration, numbered from 1 within each epoch (later epochs
  * continue the count); the stamp is the end of the iteration, read as UTC.
- * Validation lines (val.* metrics only) are no records.
+ * Validation lines (val.* metrics only) are no records. The run's arguments,
+ * one PARAMETER line at the start,
+ *
+ *   DLL 2020-09-15 14:28:53.498443 - PARAMETER data : /data/image … batch_size : 128 …
+ *       … fp16 : False … amp : False … world_size : 16
+ *
+ * must agree with the path or -k on the batch, the precision (half: amp or
+ * fp16 True) and the processes (N × G).
  */
 #include "dlperf.h"
 #include "formats.h"
 #include "scan.h"
 #include "stamp.h"
+
+#include <string.h>
 
 static int parse(struct scan *sc, const char *s, const char *at, struct it *it)
 {
@@ -33,6 +42,58 @@ static int parse(struct scan *sc, const char *s, const char *at, struct it *it)
 		it->loss = getloss(sc, &lossp, "train.loss", NULL);
 	if (ratep)
 		it->rate = getnum(sc, &ratep, "train.total_ips", NULL, POSITIVE);
+	return 1;
+}
+
+static const char *const config_prefixes[] = {"DLL ", NULL};
+
+/* A PARAMETER value that is True (1) or False (0); -1 when absent. */
+static int param_bool(struct scan *sc, const char *s, const char *name)
+{
+	const char *p = dll_metric(s, name);
+	int n = p ? toklen(p) : 0;
+
+	if (!p)
+		return -1;
+	if (n == 4 && strncmp(p, "True", 4) == 0)
+		return 1;
+	if (n == 5 && strncmp(p, "False", 5) == 0)
+		return 0;
+	record_die(sc->in, "PARAMETER %s '%.*s' is not True or False", name, n, p);
+}
+
+/* The PARAMETER line, checked against the key the path or -k gave. */
+static int config(struct scan *sc, const char *s)
+{
+	const char *p;
+
+	if (strncmp(s, "DLL ", 4) != 0 || !strstr(s, " - PARAMETER "))
+		return 0;
+	if (!sc->have_key)
+		return 1;
+	const struct key *k = &sc->key;
+	if ((p = dll_metric(s, "batch_size")) != NULL) {
+		long long b = getint(sc, &p, "PARAMETER batch_size", NULL);
+		if (b != k->batch)
+			record_die(sc->in,
+				   "the log's PARAMETER line says batch_size : %lld, %s says %ld",
+				   b, sc->keysrc, k->batch);
+	}
+	int amp = param_bool(sc, s, "amp"), fp16 = param_bool(sc, s, "fp16");
+	int half = strcmp(k->prec, "amp") == 0 || strcmp(k->prec, "fp16") == 0;
+	if ((amp >= 0 || fp16 >= 0) && (amp == 1 || fp16 == 1) != half)
+		record_die(sc->in, "the log's PARAMETER line says amp : %s, fp16 : %s, %s says %s",
+			   amp == 1 ? "True" : "False", fp16 == 1 ? "True" : "False", sc->keysrc,
+			   k->prec);
+	if ((p = dll_metric(s, "world_size")) != NULL) {
+		long long w = getint(sc, &p, "PARAMETER world_size", NULL);
+		if (w != (long long)k->nodes * k->gpus)
+			record_die(
+				sc->in,
+				"the log's PARAMETER line says world_size : %lld, %s says %ldn%ldg "
+				"(%lld processes)",
+				w, sc->keysrc, k->nodes, k->gpus, (long long)k->nodes * k->gpus);
+	}
 	return 1;
 }
 
@@ -60,6 +121,8 @@ const struct format ngc_pytorch_format = {
 	.anchor = "DLL ",
 	.then = "Iteration: ",
 	.parse = parse,
+	.config_prefixes = config_prefixes,
+	.config = config,
 	.numbering = NUM_EPOCHS,
 	.skip = 20,
 	.count = 100,

@@ -7,10 +7,18 @@
  *   train: epoch 0, iter 20, loss: 7.087004, top_1: 0.000, …, samples/s: 3988.891 1597933942.98
  *
  * A line every 20 iterations, closing the interval since the previous one,
- * its rate over the interval and the Unix time last. The iteration restarts
- * each epoch and the epoch's length is not printed: only epoch 0 can be
- * numbered. The "name = value" lines at column 0 give part of the key and
- * must agree with the path or -k (OneFlow BERT prints them too).
+ * its rate over the interval and the Unix time last. OneFlow 0.1.8 (its
+ * report of 2020-08-08) printed no time:
+ *
+ *   train: epoch 0, iter 20, loss: 6.505637, top_1: 0.000000, top_k: 0.000000, samples/s: 288.088
+ *
+ * A log is one or the other: its first line decides, and a later line of the
+ * other kind is an error. Without stamps window times the interval from the
+ * rate (20 × TB ÷ samples/s), and DLPerf's mode applies that report's own
+ * rule (v018_speed). The iteration restarts each epoch and the
+ * epoch's length is not printed: only epoch 0 can be numbered. The
+ * "name = value" lines at column 0 give part of the key and must agree with
+ * the path or -k (OneFlow BERT prints them too).
  */
 #include "dlperf.h"
 #include "families.h"
@@ -19,6 +27,9 @@
 #include "stamp.h"
 
 #include <string.h>
+
+/* The log's kind, once its first line is read. */
+enum { KIND_UNKNOWN, KIND_STAMPED, KIND_V018 };
 
 static int parse(struct scan *sc, const char *s, const char *at, struct it *it)
 {
@@ -37,7 +48,15 @@ static int parse(struct scan *sc, const char *s, const char *at, struct it *it)
 	q = label(p, "samples/s:");
 	it->rate = getnum(sc, &q, "samples/s", NULL, POSITIVE);
 	q = skipb(q);
-	unix_last(sc, &q, it);
+	int *kind = sc->state, stamped = *q != '\0';
+	if (*kind == KIND_UNKNOWN)
+		*kind = stamped ? KIND_STAMPED : KIND_V018;
+	else if (stamped != (*kind == KIND_STAMPED))
+		record_die(sc->in,
+			   stamped ? "a time stamp after samples/s; the log's first line had none"
+				   : "no time stamp after samples/s; the log's first line had one");
+	if (stamped)
+		unix_last(sc, &q, it);
 	return 1;
 }
 
@@ -74,6 +93,31 @@ int oneflow_config(struct scan *sc, const char *s)
 	return 0;
 }
 
+/* OneFlow 0.1.8's report, for a log without stamps: "the first samples/s
+ * value is discarded because the start time of the first batch is not
+ * correct; we average the other samples/s". The records ending after
+ * iteration s (the report's 20: its first line) to the end of the log, which
+ * must reach s + n; their rates' mean in log order, not rounded (the report
+ * printed it with three decimals). */
+static double v018_speed(struct dlperf_run *r)
+{
+	long w = r->s, e = r->s + r->n, last = 0;
+	double sum = 0;
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->nl; i++) {
+		if (r->lines[i].iter > last)
+			last = r->lines[i].iter;
+		if (r->lines[i].iter > w) {
+			sum += dlperf_rate(r, &r->lines[i]);
+			k++;
+		}
+	}
+	if (last < e)
+		dlperf_die(r, "%s: %ld iterations, need %ld", r->name, last, e);
+	return sum / (double)k;
+}
+
 /* DLPerf: the last line of iterations s and s+n; TB × n ÷ (t(s+n) − t(s)),
  * the stamps as doubles. */
 double oneflow_dlperf_speed(struct dlperf_run *r)
@@ -98,6 +142,13 @@ double oneflow_dlperf_speed(struct dlperf_run *r)
 	return r->tb * (double)r->n / t;
 }
 
+/* A log with stamps as DLPerf measured it; one without (its first line has
+ * none) by OneFlow 0.1.8's rule. */
+static double dlperf_speed(struct dlperf_run *r)
+{
+	return r->nl && !r->lines[0].ts.present ? v018_speed(r) : oneflow_dlperf_speed(r);
+}
+
 const struct format oneflow_format = {
 	.name = "oneflow",
 	.display = "OneFlow",
@@ -107,6 +158,7 @@ const struct format oneflow_format = {
 	.parse = parse,
 	.config_prefixes = oneflow_config_prefixes,
 	.config = oneflow_config,
+	.state_size = sizeof(int),
 	.numbering = NUM_FIRST,
 	.interval = 1,
 	.skip = 20,
@@ -114,5 +166,6 @@ const struct format oneflow_format = {
 	.method = METHOD_TIME,
 	.dlperf_skip = 20,
 	.dlperf_count = 100,
-	.dlperf_speed = oneflow_dlperf_speed,
+	.dlperf_speed = dlperf_speed,
+	.dlperf_note = "no stamps (0.1.8): 20 / the log's end, the mean rate",
 };

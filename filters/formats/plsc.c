@@ -3,10 +3,14 @@
  *
  *   INFO 2021-03-12 10:15:02,331 entry.py:1032] Pass:0 batch:10 lr:0.1 loss:42.718311 qps:397.81
  *
- * A line every 10 batches per node: batch b (0-based) closes the interval
- * ending at iteration b + 1, its qps the interval's rate, from which step_s
- * is derived. Batches restart each pass and the pass length is not printed:
- * only pass 0 can be numbered (DLPerf's matcher, too, reads pass 0 only).
+ * A line every 10 batches: batch b (0-based) closes the interval ending at
+ * iteration b + 1, its qps the interval's rate (all trainers' samples over
+ * the printing trainer's executor time), from which step_s is derived. Every
+ * trainer prints (PLSC's entry.py has no rank check), so a log may hold
+ * several lines a period, one per node in DLPerf's multi-node logs: they are
+ * grouped into one record a period, its qps the median of theirs. Batches
+ * restart each pass and the pass length is not printed: only pass 0 can be
+ * numbered (DLPerf's matcher, too, reads pass 0 only).
  */
 #include "dlperf.h"
 #include "formats.h"
@@ -28,8 +32,11 @@ static int parse(struct scan *sc, const char *s, const char *at, struct it *it)
 	return 1;
 }
 
-/* DLPerf: every node prints its own lines; the mean of qps entries
- * (s/10)·N + 1 … ((s + n)/10)·N in file order, R2n. */
+/* DLPerf: the mean of qps entries (s/10)·N + 1 … ((s + n)/10)·N of pass 0
+ * in file order, R2n. Quirks, copied: the window is counted in lines, N per
+ * period assumed (N the nodes, whatever the log holds: with another count it
+ * covers other batches), and the lines of different trainers are averaged
+ * together, in the order their output reached the log. */
 static double dlperf_speed(struct dlperf_run *r)
 {
 	long from = r->s / 10 * r->key.nodes, to = (r->s + r->n) / 10 * r->key.nodes;
@@ -49,6 +56,7 @@ const struct format plsc_format = {
 	.parse = parse,
 	.numbering = NUM_FIRST,
 	.derive = DERIVE_INTERVAL,
+	.grouped = 1,
 	.interval = 1,
 	.skip = 41,
 	.count = 100,
@@ -57,4 +65,5 @@ const struct format plsc_format = {
 	.dlperf_skip = 50,
 	.dlperf_count = 100,
 	.dlperf_speed = dlperf_speed,
+	.dlperf_note = "counted in lines, N a period for N nodes",
 };

@@ -2,7 +2,8 @@
  * list.c — grep-iters -l: the log formats of the registry (filters/formats/)
  * as one markdown table on stdout, in detection order: the format's name
  * (-f), its framework as tables call it, what one record is, how its
- * iterations are numbered, our window and method, and DLPerf's window.
+ * iterations are numbered, our window and method, and DLPerf's window (and
+ * what else its method depends on).
  * doc/dlperf.md holds this table (`make generate` writes it there).
  */
 #include "grep-iters.h"
@@ -27,8 +28,10 @@ int list_formats(void)
 		       f->grouped ? ", ranks grouped" : "", numbering[f->numbering], f->skip,
 		       f->count, f->method == METHOD_RATE ? "rate" : "time");
 		if (f->dlperf_speed)
-			printf("%ld / %ld%s |\n", f->dlperf_skip, f->dlperf_skip + f->dlperf_count,
-			       f->dlperf_epoch0 ? ", epoch 0 only" : "");
+			printf("%ld / %ld%s%s%s |\n", f->dlperf_skip,
+			       f->dlperf_skip + f->dlperf_count,
+			       f->dlperf_epoch0 ? ", epoch 0 only" : "", f->dlperf_note ? "; " : "",
+			       f->dlperf_note ? f->dlperf_note : "");
 		else
 			printf("none: measured ours |\n");
 	}

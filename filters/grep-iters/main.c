@@ -15,7 +15,8 @@
  * With -c dlperf the first line is the meta line "# mode=dlperf" and every
  * matching line is one record, in file order, numbered as printed.
  * launch's "# env ..." and "# mem ..." lines follow the log's records, with
- * "framework=<fw> key=<key> run=<run>" before node= (meta.c).
+ * "framework=<fw> key=<key> run=<run>" before node= (meta.c), then "# env"
+ * lines of what NCCL chose, read from the log's other lines (nccl.c).
  */
 #include "../filter.h"
 #include "../formats/alias.h"
@@ -48,6 +49,7 @@ struct log {
 	int npending;
 	struct ranks *ranks;   /* a grouped format's lines */
 	struct metalines meta; /* launch's "# env" and "# mem" lines */
+	struct nccl nccl;      /* what NCCL chose, from the other lines */
 	const char *fw;        /* the framework and key of the records */
 	char key[KEY_MAX];
 	struct grep *g; /* the call's state */
@@ -222,8 +224,11 @@ static void add(struct log *lg, struct it *it)
 		ranks_keep(&lg->ranks, it, lg->in.lineno);
 		return;
 	}
+	/* -c dlperf: another rank's line of the interval just read spans it too */
+	if (it->iter != lg->sc.prev_iter || !lg->sc.dlperf)
+		lg->sc.from = lg->sc.prev_iter;
 	if (f->derive != DERIVE_NONE && !it->step.p) {
-		long long n = f->derive == DERIVE_RATE ? 1 : it->iter - lg->sc.prev_iter;
+		long long n = f->derive == DERIVE_RATE ? 1 : it->iter - lg->sc.from;
 		if (n < 1)
 			record_die(&lg->in, "iteration %lld after %lld", it->iter,
 				   lg->sc.prev_iter);
@@ -291,6 +296,7 @@ static void grep_log(struct grep *g, const char *path)
 			lg.nonempty = 1;
 			if (!(lg.fmt = format_detect(s, &at))) {
 				pend(&lg, s);
+				nccl_line(&lg.nccl, s);
 				continue;
 			}
 			lg.sc.state = xcalloc(1, lg.fmt->state_size);
@@ -300,8 +306,10 @@ static void grep_log(struct grep *g, const char *path)
 			continue;
 		if (!lg.nonempty && *skipb(s))
 			lg.nonempty = 1;
-		if (!(at = format_match(lg.fmt, s)))
+		if (!(at = format_match(lg.fmt, s))) {
+			nccl_line(&lg.nccl, s);
 			continue;
+		}
 		it.itxt.p = it.ts.p = it.step.p = it.rate.p = it.loss.p = NULL;
 		it.epoch = 0;
 		it.stamp = (struct stamp){0};
@@ -325,6 +333,14 @@ static void grep_log(struct grep *g, const char *path)
 		orec(&g->out);
 	}
 	meta_free(&lg.meta);
+	/* then what NCCL chose, as env items of the run (nccl.c) */
+	const char *l;
+	size_t n;
+	for (int i = 0; (l = nccl_out(&lg.nccl, i, lg.fw, lg.key, lg.run, &n)) != NULL; i++) {
+		oput(&g->out, l, n);
+		orec(&g->out);
+	}
+	nccl_free(&lg.nccl);
 	for (int i = 0; i < lg.npending; i++)
 		free(lg.pending[i].text);
 	free(lg.framework);

@@ -1,7 +1,9 @@
 /*
  * paths.c — where a log's configuration comes from when the log does not
- * say it: its path (ours, …/<framework>/<key>/<run>.log, or DLPerf's,
- * …/<N>n<G>g/<model>_b<B>_<prec>_<run>.log, read strictly) or -k.
+ * say it: its path (ours, …/<framework>/<key>/<run>.log, DLPerf's,
+ * …/<N>n<G>g/<model>_b<B>_<prec>_<run>.log, or the train.sh layout of
+ * DLPerf's first PyTorch reports, …/<model>_<N>node_bz<B>/<N>n<G>c_real.log;
+ * each read strictly) or -k.
  */
 #include "../formats/alias.h"
 #include "grep-iters.h"
@@ -72,6 +74,61 @@ static void dlperf_name(const struct aliases *al, const char *path, char *base, 
 		die("%s: run '%s' is not a non-negative integer", path, f[3]);
 }
 
+/* The count filling s[0, n) of a path, named what; dies when it is none. */
+static long path_count(const char *path, const char *what, const char *s, size_t n)
+{
+	long v;
+	enum key_status r = key_part(s, n, &v);
+
+	if (r != KEY_OK)
+		die("%s: %s '%.*s' %s", path, what, (int)n, s, key_part_why(r));
+	return v;
+}
+
+static size_t digits(const char *s)
+{
+	size_t n = 0;
+
+	while (digit(s[n]))
+		n++;
+	return n;
+}
+
+/* The layout of train.sh and distributed_train.sh in DLPerf's first PyTorch
+ * reports: <model>_<N>node_bz<B>/<N>n<G>c_real.log, one log a configuration
+ * (run 1; the script overwrites it), fp32 (pytorch/examples trains in fp32
+ * only). 0 when dir is not <model>_<N>node_bz<B>; dies when the file name is
+ * not <N>n<G>c_real.log or says other nodes. */
+static int trainsh_name(const struct aliases *al, const char *path, const char *dir,
+			const char *base, struct key *k)
+{
+	const char *bz = strrchr(dir, '_'), *nd, *ns;
+	size_t nb, a, g;
+
+	if (!bz || strncmp(bz + 1, "bz", 2) != 0 || !(nb = digits(bz + 3)) || bz[3 + nb])
+		return 0;
+	if (bz - dir < 5 || strncmp(bz - 4, "node", 4) != 0)
+		return 0;
+	for (ns = nd = bz - 4; ns > dir && digit(ns[-1]); ns--)
+		;
+	if (ns == nd || ns - dir < 2 || ns[-1] != '_')
+		return 0;
+	k->nodes = path_count(path, "nodes", ns, (size_t)(nd - ns));
+	k->batch = path_count(path, "batch", bz + 3, nb);
+	if (!(a = digits(base)) || base[a] != 'n' || !(g = digits(base + a + 1)) ||
+	    strcmp(base + a + 1 + g, "c_real.log") != 0)
+		die("%s: file name '%s' is not <N>n<G>c_real.log (the layout of '%s')", path, base,
+		    dir);
+	long n = path_count(path, "nodes", base, a);
+	if (n != k->nodes)
+		die("%s: the directory says %ld node%s, the file name %ld", path, k->nodes,
+		    k->nodes == 1 ? "" : "s", n);
+	k->gpus = path_count(path, "devices per node", base + a + 1, g);
+	if (alias_prec(al, k, "fp32", 4))
+		die("%s: precision 'fp32' is not %s", path, prec_list());
+	return 1;
+}
+
 void path_config(struct scan *sc, const char *path, const struct key *opt_key, long *run,
 		 char **framework)
 {
@@ -119,15 +176,19 @@ void path_config(struct scan *sc, const char *path, const struct key *opt_key, l
 			die("%s: file name '%s' is not <run>.log", path, base);
 		if (fw && *fw && strcmp(fw, ".") != 0 && strcmp(fw, "..") != 0)
 			*framework = xstrdup(fw);
+	} else if (dir && trainsh_name(sc->aliases, path, dir, base, &k)) {
+		*run = 1;
 	} else if (opt_key) {
 		from_path = 0;
 		if (!dotlog || take_run(base, bn - 4, run))
 			*run = 1;
 	} else if (dir) {
-		die("%s: directory '%s' is neither <N>n<G>g nor <N>n<G>g_b<B>_<prec>; give -k key",
+		die("%s: directory '%s' is none of <N>n<G>g, <N>n<G>g_b<B>_<prec>, "
+		    "<model>_<N>node_bz<B>; give -k key",
 		    path, dir);
 	} else {
-		die("%s: no directory <N>n<G>g or <N>n<G>g_b<B>_<prec> in the path; give -k key",
+		die("%s: no directory <N>n<G>g, <N>n<G>g_b<B>_<prec> or <model>_<N>node_bz<B> in "
+		    "the path; give -k key",
 		    path);
 	}
 	if (from_path) {

@@ -2,8 +2,8 @@
  * ranks.c — logs that hold the lines of several ranks (a format's grouped
  * flag): the lines are kept until the end of the log, then written as one
  * record per iteration, sorted by iteration: step_s and samples_per_s the
- * median over the ranks (a single line's text as printed), the latest
- * timestamp, the first line's loss. Epochs that restart the count are
+ * median over the ranks (a single line's text as printed; a step derived
+ * from the median rate), the latest timestamp, the first line's loss. Epochs that restart the count are
  * numbered on, each after the longest rank of the one before.
  */
 #include "grep-iters.h"
@@ -144,6 +144,7 @@ void ranks_flush(struct ranks **rkp, const struct format *f, const char *name, d
 		number_epochs(name, g, n);
 	qsort(g, n, sizeof *g, grec_cmp);
 	double *vals = xmalloc(n * sizeof *vals);
+	long long prev = 0; /* the iteration of the record before */
 	for (size_t i = 0, j; i < n; i = j) {
 		char sbuf[48], rbuf[48];
 		double rate = NAN, step = NAN;
@@ -156,9 +157,13 @@ void ranks_flush(struct ranks **rkp, const struct format *f, const char *name, d
 			group_value(rk, name, g + i, j - i, 0, vals, sbuf, sizeof sbuf, &step);
 		struct txt rt =
 			group_value(rk, name, g + i, j - i, 1, vals, rbuf, sizeof rbuf, &rate);
-		if (f->derive == DERIVE_RATE && !st.p && rt.p)
+		if (f->derive != DERIVE_NONE && !st.p && rt.p)
 			st = pos_txt(name, g[i].lineno, "step_s derived from samples_per_s",
-				     tb / rate, sbuf, sizeof sbuf);
+				     f->derive == DERIVE_RATE
+					     ? tb / rate
+					     : tb * (double)(g[i].iter - prev) / rate,
+				     sbuf, sizeof sbuf);
+		prev = g[i].iter;
 		emit(ctx, g[i].iter, arena_txt(rk, g[latest].ts, g[latest].tsn), st, rt,
 		     arena_txt(rk, g[i].loss, g[i].lossn));
 	}

@@ -16,6 +16,11 @@
  *          scaling: the efficiency (speedup / devices, %) on the right axis,
  *          and the published speedup with -p.
  *
+ * A configuration whose runs all failed (outcome lines) has no point: its
+ * status (OOM, failed, timeout) is written at its number of devices on the
+ * x axis of both panels ($fN blocks); a speedup of "-" (the 1n1g base
+ * failed) is NaN in the data, so that point and the ideal line are left out.
+ *
  * The title names framework, batch, precision and the machine: the values
  * of the environment meta lines (series.c) when there are any, else "machine
  * not recorded". Numbers are printed as read (%.2f, as median and speedup
@@ -60,6 +65,31 @@ static const char *bars(const struct plotdata *d)
 	return d->stats ? "95 % CI of the mean of the runs" : "min..max of the runs";
 }
 
+/* "\t%.2f" (or %.1f), or "\tNaN" (gnuplot leaves the point out). */
+static void num(const char *fmt, double v)
+{
+	if (isnan(v)) {
+		printf("\tNaN");
+		return;
+	}
+	putchar('\t');
+	printf(fmt, v);
+}
+
+/* The separator before the next element of a plot command. */
+static const char *next(int *k)
+{
+	return (*k)++ ? ", \\\n     " : "";
+}
+
+static int any_figures(const struct plotdata *d)
+{
+	for (size_t s = 0; s < d->nseries; s++)
+		if (d->series[s].figures)
+			return 1;
+	return d->npub > 0;
+}
+
 static void data_blocks(const struct plotdata *d)
 {
 	printf("# Each $dN block: one framework, rows in ladder order. Columns:\n"
@@ -80,14 +110,32 @@ static void data_blocks(const struct plotdata *d)
 			long dev = p->nodes * p->gpus;
 			double lo = p->min, hi = p->max, pm = p->speedup_pm > 0 ? p->speedup_pm : 0;
 
+			if (p->all_failed)
+				continue;
 			if (d->stats) {
 				lo = p->ci_lo >= 0 ? p->ci_lo : p->median;
 				hi = p->ci_hi >= 0 ? p->ci_hi : p->median;
 			}
-			printf("%ld\t%ld\t%ld\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%.2f\t%ld\n",
-			       dev, p->nodes, p->gpus, p->median, lo, hi, p->speedup,
-			       p->speedup - pm, p->speedup + pm, p->efficiency,
-			       base->median * (double)dev, p->n);
+			printf("%ld\t%ld\t%ld\t%.2f\t%.2f\t%.2f", dev, p->nodes, p->gpus, p->median,
+			       lo, hi);
+			num("%.2f", p->speedup);
+			num("%.2f", p->speedup - pm);
+			num("%.2f", p->speedup + pm);
+			num("%.1f", p->efficiency);
+			num("%.2f", base->all_failed ? NAN : base->median * (double)dev);
+			printf("\t%ld\n", p->n);
+		}
+		printf("EOD\n");
+		if (!se->failures)
+			continue;
+		printf("\n# $f%zu: %s, the configurations whose runs all failed; columns: 1 devices"
+		       "  2 nodes  3 devices per node  4 what became of them\n$f%zu << EOD\n",
+		       s + 1, se->framework, s + 1);
+		for (size_t i = 0; i < se->npts; i++) {
+			const struct point *p = &se->pts[i];
+			if (p->all_failed)
+				printf("%ld\t%ld\t%ld\t%s\n", p->nodes * p->gpus, p->nodes, p->gpus,
+				       outcome_cells[p->status]);
 		}
 		printf("EOD\n");
 	}
@@ -120,29 +168,54 @@ void plot_title(const struct plotdata *d, int compare, char *buf, size_t size)
 			 se->prec, machine);
 }
 
+/* The statuses of the configurations whose runs all failed, on the x
+ * axis at their devices. */
+static void failure_labels(const struct plotdata *d, int *k)
+{
+	for (size_t s = 0; s < d->nseries; s++) {
+		char t[160];
+		if (!d->series[s].failures)
+			continue;
+		snprintf(t, sizeof t, "%s: every run failed",
+			 framework_display(d->series[s].framework));
+		printf("%s$f%zu using 1:(0):4 with labels point pointtype 2 pointsize 1.2 "
+		       "lc rgb \"%s\" tc rgb \"%s\" offset 0,1 title ",
+		       next(k), s + 1, colour(s), colour(s));
+		put_quoted(t);
+	}
+}
+
 static void left_panel(const struct plotdata *d, int compare)
 {
+	int k = 0;
+
 	printf("\n# Left: throughput against devices.\n"
 	       "set xlabel \"devices (nodes × devices per node)\"\n"
 	       "set ylabel \"throughput (samples/s)\"\n"
-	       "set xrange [0:*]\nset yrange [0:*]\n"
-	       "set key below left Left reverse maxcols 1\n");
+	       "set xrange [0:*]\nset yrange [0:%s]\n"
+	       "set key below left Left reverse maxcols 1\n",
+	       any_figures(d) ? "*" : "1");
 	printf("plot ");
-	if (!compare)
-		printf("$d1 using 1:11 with lines dashtype 2 linewidth 1.5 lc rgb \"#7f7f7f\" "
-		       "title \"ideal: 1n1g × devices\", \\\n     ");
+	if (!compare && d->series[0].figures && !d->series[0].pts[0].all_failed)
+		printf("%s$d1 using 1:11 with lines dashtype 2 linewidth 1.5 lc rgb \"#7f7f7f\" "
+		       "title \"ideal: 1n1g × devices\"",
+		       next(&k));
 	for (size_t s = 0; s < d->nseries; s++) {
 		char t[160];
+		if (!d->series[s].figures)
+			continue;
 		snprintf(t, sizeof t, "%s: median, bars %s",
 			 framework_display(d->series[s].framework), bars(d));
 		printf("%s$d%zu using 1:4:5:6 with yerrorlines pointtype 7 pointsize 0.8 "
 		       "linewidth 1.5 lc rgb \"%s\" title ",
-		       s ? ", \\\n     " : "", s + 1, colour(s));
+		       next(&k), s + 1, colour(s));
 		put_quoted(t);
 	}
+	failure_labels(d, &k);
 	if (d->npub)
-		printf(", \\\n     $pub using 1:2 with linespoints pointtype 4 pointsize 1 "
-		       "linewidth 1 lc rgb \"#556b2f\" title \"published\"");
+		printf("%s$pub using 1:2 with linespoints pointtype 4 pointsize 1 "
+		       "linewidth 1 lc rgb \"#556b2f\" title \"published\"",
+		       next(&k));
 	putchar('\n');
 }
 
@@ -170,22 +243,27 @@ static void right_panel(const struct plotdata *d, int compare)
 		       efficiency_top(&d->series[0]));
 	printf("plot x with lines dashtype 2 linewidth 1.5 lc rgb \"#7f7f7f\" "
 	       "title \"ideal: speedup = devices\"");
+	int k = 1;
 	for (size_t s = 0; s < d->nseries; s++) {
 		char t[160];
+		if (!d->series[s].speedups)
+			continue;
 		snprintf(t, sizeof t, "%s speedup%s", framework_display(d->series[s].framework),
 			 d->stats ? ", bars ± its CI" : "");
-		printf(", \\\n     $d%zu using 1:7:8:9 with yerrorlines pointtype 7 pointsize 0.8 "
+		printf("%s$d%zu using 1:7:8:9 with yerrorlines pointtype 7 pointsize 0.8 "
 		       "linewidth 1.5 lc rgb \"%s\" title ",
-		       s + 1, colour(s));
+		       next(&k), s + 1, colour(s));
 		put_quoted(t);
 	}
-	if (!compare)
-		printf(", \\\n     $d1 using 1:10 axes x1y2 with linespoints pointtype 5 "
+	if (!compare && d->series[0].speedups)
+		printf("%s$d1 using 1:10 axes x1y2 with linespoints pointtype 5 "
 		       "pointsize 0.7 dashtype 3 lc rgb \"%s\" title \"efficiency (right axis)\"",
-		       colour(1));
+		       next(&k), colour(1));
+	failure_labels(d, &k);
 	if (d->npub)
-		printf(", \\\n     $pub using 1:3 with linespoints pointtype 4 pointsize 1 "
-		       "linewidth 1 lc rgb \"#556b2f\" title \"published speedup\"");
+		printf("%s$pub using 1:3 with linespoints pointtype 4 pointsize 1 "
+		       "linewidth 1 lc rgb \"#556b2f\" title \"published speedup\"",
+		       next(&k));
 	putchar('\n');
 }
 

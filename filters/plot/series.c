@@ -4,7 +4,9 @@
  * order), the published file's points, the mode line and the environment
  * meta lines ("# env framework=.. key=.. run=.. node=.. <name>=<value>",
  * parsed and decoded by lib/meta.c: a malformed one is an error), counted
- * by name and value.
+ * by name and value. Outcome lines (runs that failed, doc/formats.md:
+ * failed.c) mark their configuration's point, or make one without figures
+ * when its runs all failed.
  */
 #include "plot.h"
 
@@ -20,26 +22,42 @@ struct reader {
 	struct hash points; /* (series, nodes, gpus) → its pts[i] */
 	struct hash env;    /* (name, value) → d->env[i] */
 	struct hkey k;
-	struct metaline meta; /* the meta line just read */
+	struct metaline meta;  /* the meta line just read */
+	long records;          /* records read */
+	struct faillist fails; /* the outcome lines, added once all records are read */
 };
 
-static struct series *series_of(struct plotdata *d, struct reader *rd, const struct input *in,
-				const struct medrec *r)
+static struct series *series_of(struct plotdata *d, struct reader *rd, const char *file, long line,
+				const char *framework, const struct key *key)
 {
 	hkey_start(&rd->k);
-	hkey_str(&rd->k, r->framework);
+	hkey_str(&rd->k, framework);
 	size_t i = hash_intern(&rd->series, &rd->k, d->nseries);
 	if (i < d->nseries)
 		return &d->series[i];
 	d->series = xgrow(d->series, &rd->capseries, d->nseries + 1, sizeof *d->series);
 	struct series *s = &d->series[d->nseries++];
 	memset(s, 0, sizeof *s);
-	s->framework = xstrdup(r->framework);
-	s->file = in->name;
-	s->line = in->lineno;
-	s->batch = r->key.batch;
-	memcpy(s->prec, r->key.prec, sizeof s->prec);
+	s->framework = xstrdup(framework);
+	s->file = file;
+	s->line = line;
+	s->batch = key->batch;
+	memcpy(s->prec, key->prec, sizeof s->prec);
 	return s;
+}
+
+/* The batch and precision of a plot are those of what came first; a
+ * second framework needs compare. */
+static void check_setting(const struct plotdata *d, const struct input *in, const char *framework,
+			  const char *keytext, const struct key *key, int compare)
+{
+	if (d->nseries &&
+	    (key->batch != d->series[0].batch || strcmp(key->prec, d->series[0].prec) != 0))
+		record_die(in, "%s: one batch and precision to a plot, not b%ld %s and b%ld %s",
+			   keytext, d->series[0].batch, d->series[0].prec, key->batch, key->prec);
+	if (!compare && d->nseries && strcmp(framework, d->series[0].framework) != 0)
+		record_die(in, "a second framework, %s after %s (-s compare takes several)",
+			   framework, d->series[0].framework);
 }
 
 /* Ladder order: devices, then nodes (no two points have both equal). */
@@ -59,6 +77,8 @@ static int cmp_point(const void *a, const void *b)
 static void point_of(struct input *in, const struct medrec *r, struct point *p)
 {
 	memset(p, 0, sizeof *p);
+	p->file = in->name;
+	p->line = in->lineno;
 	p->nodes = r->key.nodes;
 	p->gpus = r->key.gpus;
 	p->n = r->n;
@@ -67,7 +87,9 @@ static void point_of(struct input *in, const struct medrec *r, struct point *p)
 	p->min = r->min;
 	p->max = r->max;
 	p->ci_lo = p->ci_hi = p->cv = p->speedup_pm = -1;
-	p->speedup = record_num(in, r->stats ? 11 : MEDREC_NF, "speedup", 1);
+	int sf = r->stats ? 11 : MEDREC_NF;
+	int dash = strcmp(in->f[sf], "-") == 0; /* its base's runs all failed */
+	p->speedup = dash ? NAN : record_num(in, sf, "speedup", 1);
 	p->efficiency = p->speedup / (double)(p->nodes * p->gpus) * 100;
 	if (!r->stats)
 		return;
@@ -80,6 +102,12 @@ static void point_of(struct input *in, const struct medrec *r, struct point *p)
 		memcpy(p->outliers, in->f[10], strlen(in->f[10]) + 1);
 	else if (r->outliers)
 		record_die(in, "outliers '%s': too many runs to show", in->f[10]);
+	if (dash) {
+		if (strcmp(in->f[12], "-") != 0 || strcmp(in->f[13], "-") != 0)
+			record_die(in, "speedup_pm '%s' and efficiency '%s' without a speedup",
+				   in->f[12], in->f[13]);
+		return;
+	}
 	if (strcmp(in->f[12], "-") != 0)
 		p->speedup_pm = record_num(in, 12, "speedup_pm", 0);
 	p->efficiency = record_num(in, 13, "efficiency", 1) * 100;
@@ -177,8 +205,9 @@ static void read_published(struct plotdata *d, const char *path)
 
 	d->pubname = path;
 	for (size_t i = 0; i < n; i++) {
+		/* an OOM cell has no point */
 		if (strcmp(p[i].framework, s->framework) != 0 || p[i].key.batch != s->batch ||
-		    strcmp(p[i].key.prec, s->prec) != 0)
+		    strcmp(p[i].key.prec, s->prec) != 0 || isnan(p[i].speed))
 			continue;
 		long dev = p[i].key.nodes * p[i].key.gpus;
 		hkey_start(&k);
@@ -206,7 +235,7 @@ static void add_record(struct plotdata *d, struct reader *rd, struct input *in, 
 	if (in->nf != PLOT_NF_PLAIN && in->nf != PLOT_NF_STATS)
 		record_die(in, "%d fields, expected %d or %d (speedup records)", in->nf,
 			   PLOT_NF_PLAIN, PLOT_NF_STATS);
-	if (d->nseries && (in->nf == PLOT_NF_STATS) != d->stats)
+	if (rd->records++ && (in->nf == PLOT_NF_STATS) != d->stats)
 		record_die(in, "%d fields after records of %d", in->nf,
 			   d->stats ? PLOT_NF_STATS : PLOT_NF_PLAIN);
 	d->stats = in->nf == PLOT_NF_STATS;
@@ -214,15 +243,8 @@ static void add_record(struct plotdata *d, struct reader *rd, struct input *in, 
 	medrec_stats(in, medrec_fields(in, 3), &r);
 	point_of(in, &r, &p);
 	free(r.stats_text);
-	if (d->nseries &&
-	    (r.key.batch != d->series[0].batch || strcmp(r.key.prec, d->series[0].prec) != 0))
-		record_die(in, "%s: one batch and precision to a plot, not b%ld %s and b%ld %s",
-			   r.keytext, d->series[0].batch, d->series[0].prec, r.key.batch,
-			   r.key.prec);
-	if (!compare && d->nseries && strcmp(r.framework, d->series[0].framework) != 0)
-		record_die(in, "a second framework, %s after %s (-s compare takes several)",
-			   r.framework, d->series[0].framework);
-	struct series *s = series_of(d, rd, in, &r);
+	check_setting(d, in, r.framework, r.keytext, &r.key, compare);
+	struct series *s = series_of(d, rd, in->name, in->lineno, r.framework, &r.key);
 	hkey_start(&rd->k);
 	hkey_long(&rd->k, (long)(s - d->series));
 	hkey_long(&rd->k, r.key.nodes);
@@ -232,6 +254,56 @@ static void add_record(struct plotdata *d, struct reader *rd, struct input *in, 
 	s->pts = xgrow(s->pts, &s->cap, s->npts + 1, sizeof *s->pts);
 	s->pts[s->npts++] = p;
 	free(r.field[0]);
+}
+
+/* An outcome line: kept until every record is read (add_failed); it sets
+ * the plot's batch and precision, and makes its series, as a record would. */
+static void keep_outcome(struct plotdata *d, struct reader *rd, const struct input *in, int compare)
+{
+	const struct metaline *m = &rd->meta;
+
+	check_setting(d, in, m->framework, m->key, &m->runkey, compare);
+	faillist_add(&rd->fails, m, in);
+	series_of(d, rd, in->name, in->lineno, m->framework, &m->runkey);
+}
+
+/* The point of an outcome line's configuration, made (all_failed, no
+ * figures) when it has no record. */
+static struct point *failed_point(struct plotdata *d, struct reader *rd, const struct failrun *f)
+{
+	struct series *s = series_of(d, rd, f->file, f->line, f->framework, &f->key);
+
+	hkey_start(&rd->k);
+	hkey_long(&rd->k, (long)(s - d->series));
+	hkey_long(&rd->k, f->key.nodes);
+	hkey_long(&rd->k, f->key.gpus);
+	size_t j = hash_intern(&rd->points, &rd->k, s->npts);
+	if (j == s->npts) {
+		s->pts = xgrow(s->pts, &s->cap, s->npts + 1, sizeof *s->pts);
+		struct point *p = &s->pts[s->npts++];
+		memset(p, 0, sizeof *p);
+		p->nodes = f->key.nodes;
+		p->gpus = f->key.gpus;
+		p->median = p->mean = p->min = p->max = p->speedup = p->efficiency = NAN;
+		p->ci_lo = p->ci_hi = p->cv = p->speedup_pm = -1;
+		p->all_failed = 1;
+	}
+	return &s->pts[j];
+}
+
+/* The outcome lines onto their points (failed.c says what of them). */
+static void add_failed(struct plotdata *d, struct reader *rd)
+{
+	enum outcome_status status;
+	char text[sizeof d->series->pts->failed];
+
+	faillist_sort(&rd->fails);
+	for (size_t i = 0, end; i < rd->fails.n; i = end) {
+		end = faillist_config(&rd->fails, i, &status, text, sizeof text);
+		struct point *p = failed_point(d, rd, &rd->fails.v[i]);
+		p->status = status;
+		memcpy(p->failed, text, sizeof text);
+	}
 }
 
 void plotdata_read(struct plotdata *d, int argc, char **argv, int compare, const char *published)
@@ -244,11 +316,15 @@ void plotdata_read(struct plotdata *d, int argc, char **argv, int compare, const
 		while (input_record(&in)) {
 			if (!in.meta)
 				add_record(d, &rd, &in, compare);
-			else if (meta_mode(&in, d->nseries > 0))
+			else if (meta_mode(&in, rd.records > 0))
 				d->dlperf = 1;
+			else if (metaline_parse(&in, in.line, META_RUN, &rd.meta) == META_OUTCOME)
+				keep_outcome(d, &rd, &in, compare);
 			else
 				env_from(d, &rd, &in);
 		}
+	add_failed(d, &rd);
+	faillist_free(&rd.fails);
 	hash_free(&rd.series);
 	hash_free(&rd.points);
 	hash_free(&rd.env);
@@ -259,6 +335,16 @@ void plotdata_read(struct plotdata *d, int argc, char **argv, int compare, const
 	for (size_t i = 0; i < d->nseries; i++) {
 		struct series *s = &d->series[i];
 		qsort(s->pts, s->npts, sizeof *s->pts, cmp_point);
+		for (size_t j = 0; j < s->npts; j++) {
+			const struct point *p = &s->pts[j];
+			s->figures += !p->all_failed;
+			s->speedups += !isnan(p->speedup);
+			s->failures += p->all_failed;
+			/* "-": its 1n1g base's runs all failed (speedup) */
+			if (!p->all_failed && isnan(p->speedup) &&
+			    !(s->pts[0].nodes == 1 && s->pts[0].gpus == 1 && s->pts[0].all_failed))
+				die_at(p->file, p->line, "speedup '-' is not a number");
+		}
 		if (s->pts[0].nodes != 1 || s->pts[0].gpus != 1)
 			die_at(s->file, s->line,
 			       "%s b%ld %s: no 1n1g record (the ideal line and efficiency start "

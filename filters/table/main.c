@@ -18,8 +18,9 @@
  *
  *   samples/s = median; spread = (max - min) / median as a percent, %.1f.
  *   -p published.tsv adds a last column `published`: the samples/s of that
- *   framework and key in the file (framework, key, samples_per_s, speedup;
- *   lines starting with # skipped), %.2f, or - when it has none.
+ *   framework and key in the file (lib/published.c) with the decimals the
+ *   file gives them, OOM, or - when it has none; and `published memory`
+ *   when the file has a memory column (pubcols.c).
  *
  * -s compare: per (batch, precision), `## b<batch> <precision>`, then
  *   | node num | device num | <framework> ... | with one column per framework
@@ -31,6 +32,14 @@
  *   model "r50", cases in ladder order (DLPerf's was listing order), floats
  *   in shortest round-trip form; the input must hold one framework, batch
  *   and precision.
+ *
+ * Runs that failed (outcome lines, failed.c): a configuration whose runs
+ * all failed gets its row all the same, OOM, failed or timeout in its
+ * samples/s cell (-s compare: in its framework's cell) and - in the
+ * others, n 0; a speedup of "-" (the 1n1g base failed) is shown as -; a
+ * "failed runs" column (-s scaling) says which runs failed and how, the
+ * footer why, and -s json gives such a case null figures, "outcome" and
+ * "failed_runs".
  *
  * Every number printed is finite, and the positive ones stay positive: a
  * median, speedup or published samples/s that %.2f shows as 0.00, or a
@@ -48,26 +57,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* What table computes or reads beyond the median record; extras[i] goes
- * with rows[i]. */
-struct extra {
-	double speedup, spread;
-	struct rowstats st; /* our columns (stats.c) */
-};
-
-/* One call's state (filter.h). */
-struct table {
-	struct medrec *rows;
-	struct extra *extras;
-	size_t nrows, caprows, capextras;
-	void *seen; /* medrec_unique's tree */
-	struct published *pubs;
-	size_t npubs;
-	struct hash pubindex; /* published_key → pubs[i] */
-	struct hkey hk;
-	struct env env; /* launch's lines (env.c, mem.c) */
-};
 
 static double speedup_of(const struct table *st, const struct medrec *r)
 {
@@ -105,17 +94,31 @@ static void read_row(struct table *st, struct input *in)
 		record_die(in, "spread ('%s' - '%s') / '%s' overflows", in->f[5], in->f[4],
 			   in->f[2]);
 	medrec_unique(in, &r, &st->seen);
+	hkey_start(&st->hk);
+	hkey_str(&st->hk, r.framework);
+	hkey_str(&st->hk, r.keytext);
+	hash_intern(&st->rowindex, &st->hk, st->nrows);
+	x.fail = NULL;
+	x.all_failed = 0;
 	st->rows = xgrow(st->rows, &st->caprows, st->nrows + 1, sizeof *st->rows);
 	st->extras = xgrow(st->extras, &st->capextras, st->nrows + 1, sizeof *st->extras);
 	st->rows[st->nrows] = r;
 	st->extras[st->nrows++] = x;
 }
 
-static const struct published *published_of(struct table *st, const struct medrec *r)
+/* " failed runs |" (rule 0) or " --- |" (1) when an outcome line was read. */
+static const char *failed_tail(const struct table *st, int rule)
 {
-	published_key(&st->hk, r->framework, r->keytext);
-	size_t i = hash_find(&st->pubindex, &st->hk);
-	return i == HASH_NONE ? NULL : &st->pubs[i];
+	return !st->fails.n ? "" : rule ? " --- |" : " failed runs |";
+}
+
+/* %.2f, or - for NAN, as one cell. */
+static void num_cell(double v)
+{
+	if (isnan(v))
+		printf(" - |");
+	else
+		printf(" %.2f |", v);
 }
 
 /* ---- grouping --------------------------------------------------------- */
@@ -160,49 +163,54 @@ static size_t group(const struct table *st, const struct groups *gs, size_t id,
 
 /* ---- outputs ---------------------------------------------------------- */
 
-static void scaling(struct table *st, int with_published)
+static void scaling(struct table *st)
 {
 	const struct medrec **g = xmalloc(st->nrows * sizeof *g);
 	struct groups gs;
+	int published = st->pub.ncols; /* the published columns (pubcols.c) */
 
 	group_rows(st, 1, &gs);
 	for (size_t id = 0; id < gs.n; id++) {
 		size_t n = group(st, &gs, id, g);
 		printf("%s## %s b%ld %s\n\n", id ? "\n" : "", framework_display(g[0]->framework),
 		       g[0]->key.batch, g[0]->key.prec);
-		/* our columns when a row of the group has them (stats.c) */
-		int with_stats = 0;
-		for (size_t j = 0; j < n; j++)
+		int decimals = published ? pubcols_decimals(&st->pub, g[0]->framework) : 2;
+		/* our columns when a row of the group has them (stats.c), or
+		 * when none has a record, unless the mode is DLPerf's */
+		int with_stats = 0, records = 0;
+		for (size_t j = 0; j < n; j++) {
 			with_stats |= st->extras[g[j] - st->rows].st.has;
+			records |= !st->extras[g[j] - st->rows].all_failed;
+		}
+		with_stats |= !records && !st->dlperf;
 		if (with_stats) {
-			rowstats_header(&st->env, with_published);
+			rowstats_header(&st->env, failed_tail(st, 0), failed_tail(st, 1),
+					published);
 		} else {
 			printf("| node_num | gpu_num_per_node | batch_size_per_device | samples/s "
-			       "| speedup | n | spread |%s\n",
-			       env_tail(&st->env, with_published, 0));
-			printf("| --- | --- | --- | --- | --- | --- | --- |%s\n",
-			       env_tail(&st->env, with_published, 1));
+			       "| speedup | n | spread |%s%s\n",
+			       failed_tail(st, 0), env_tail(&st->env, published, 0));
+			printf("| --- | --- | --- | --- | --- | --- | --- |%s%s\n",
+			       failed_tail(st, 1), env_tail(&st->env, published, 1));
 		}
 		for (size_t j = 0; j < n; j++) {
 			const struct medrec *r = g[j];
-			if (with_stats) {
-				printf("| %ld | %ld | %ld |", r->key.nodes, r->key.gpus,
-				       r->key.batch);
-				rowstats_cells(r, &st->extras[r - st->rows].st, speedup_of(st, r),
-					       spread_of(st, r));
+			const struct extra *x = &st->extras[r - st->rows];
+			printf("| %ld | %ld | %ld |", r->key.nodes, r->key.gpus, r->key.batch);
+			if (x->all_failed) {
+				failed_row_cells(x->fail, with_stats);
+			} else if (with_stats) {
+				rowstats_cells(r, &x->st, speedup_of(st, r), spread_of(st, r));
 			} else {
-				printf("| %ld | %ld | %ld | %.2f | %.2f | %ld | %.1f%% |",
-				       r->key.nodes, r->key.gpus, r->key.batch, r->median,
-				       speedup_of(st, r), r->n, spread_of(st, r));
+				printf(" %.2f |", r->median);
+				num_cell(speedup_of(st, r));
+				printf(" %ld | %.1f%% |", r->n, spread_of(st, r));
 			}
+			failed_cell(&st->fails, r->framework, r->keytext);
 			env_memory_cell(&st->env, r->framework, r->keytext);
-			if (with_published) {
-				const struct published *p = published_of(st, r);
-				if (p)
-					printf(" %.2f |", p->speed);
-				else
-					printf(" - |");
-			}
+			env_nccl_cell(&st->env, r->framework, r->keytext);
+			if (published)
+				pubcols_cells(&st->pub, r->framework, r->keytext, decimals);
 			putchar('\n');
 		}
 	}
@@ -276,10 +284,14 @@ static void compare(struct table *st)
 				cell[col[fid[g[m] - st->rows]]] = m;
 			printf("| %ld | %ld |", g[j]->key.nodes, g[j]->key.nodes * g[j]->key.gpus);
 			for (size_t k = 0; k < nfw; k++)
-				if (cell[k] != HASH_NONE)
-					printf(" %.2f |", g[cell[k]]->median);
-				else
+				if (cell[k] == HASH_NONE)
 					printf(" - |");
+				else if (st->extras[g[cell[k]] - st->rows].all_failed)
+					printf(" %s |",
+					       outcome_cells[failed_status(
+						       st->extras[g[cell[k]] - st->rows].fail)]);
+				else
+					printf(" %.2f |", g[cell[k]]->median);
 			for (size_t k = 0; k < nfw; k++)
 				env_memory_cell(&st->env, fw[k], g[j]->keytext);
 			putchar('\n');
@@ -315,13 +327,22 @@ static void json(struct table *st)
 	groups_free(&gs);
 	printf("{\"r50\": {");
 	for (size_t j = 0; j < n; j++) {
-		fmt_shortest(a, sizeof a, g[j]->mean);
-		fmt_shortest(m, sizeof m, g[j]->median);
-		fmt_shortest(s, sizeof s, speedup_of(st, g[j]));
+		const struct extra *x = &st->extras[g[j] - st->rows];
+		/* null: no figure (every run failed, or the speedup's base did) */
+		strcpy(a, "null");
+		strcpy(m, "null");
+		strcpy(s, "null");
+		if (!x->all_failed) {
+			fmt_shortest(a, sizeof a, g[j]->mean);
+			fmt_shortest(m, sizeof m, g[j]->median);
+		}
+		if (!isnan(x->speedup))
+			fmt_shortest(s, sizeof s, x->speedup);
 		printf("%s\"%ldn%ldg\": {\"average_speed\": %s, \"batch_size_per_device\": %ld, "
 		       "\"median_speed\": %s, \"speedup\": %s",
 		       j ? ", " : "", g[j]->key.nodes, g[j]->key.gpus, a, g[j]->key.batch, m, s);
-		rowstats_json(g[j], &st->extras[g[j] - st->rows].st);
+		rowstats_json(g[j], &x->st);
+		failed_json(&st->fails, g[j]->framework, g[j]->keytext, x->all_failed);
 		env_json_case(&st->env, g[j]->framework, g[j]->keytext);
 		putchar('}');
 	}
@@ -344,9 +365,11 @@ int filter_run(int argc, char **argv)
 		"      speedup [speedup_pm efficiency]  (speedup's output; launch's # env, # mem)\n"
 		"  scaling: per framework, batch, precision; rows in ladder order:\n"
 		"    | node_num | gpu_num_per_node | batch_size_per_device | samples/s "
-		"| speedup | n | spread |[ memory |][ published |]\n"
+		"| speedup | n | spread |[ memory |][ nccl |][ published |]\n"
 		"    with the interval fields: samples/s | ± | speedup | ± | efficiency | n\n"
-		"    | spread | cv | noisy |; then a footer of machine, versions, settings\n"
+		"    | spread | cv | noisy |; a failed runs column and OOM, failed or timeout\n"
+		"    rows with # outcome lines; then a footer of machine, versions, settings,\n"
+		"    interconnect (nccl: NCCL's transports, † over sockets between nodes)\n"
 		"  compare: per batch, precision: | node num | device num | <framework> ... |\n"
 		"  json: {\"r50\": {\"<N>n<G>g\": {...}, ...}}, cases in ladder order, one line";
 	opterr = 0;
@@ -370,21 +393,26 @@ int filter_run(int argc, char **argv)
 		die_usage("-p: only with -s scaling");
 
 	if (published)
-		st.npubs = published_read(published, &st.pubs, &st.pubindex);
+		pubcols_read(&st.pub, published);
 	FOREACH_INPUT(in, argc, argv)
 		while (input_record(&in))
 			if (!in.meta)
 				read_row(&st, &in);
-			else
+			else if (meta_mode(&in, 0))
+				st.dlperf = 1;
+			else if (!failures_read(&st.fails, &in))
 				env_read(&st.env, &in);
+	failed_rows(&st);
 	if (strcmp(style, "scaling") == 0)
-		scaling(&st, published != NULL);
+		scaling(&st);
 	else if (strcmp(style, "compare") == 0)
 		compare(&st);
 	else
 		json(&st);
-	if (strcmp(style, "json") != 0)
+	if (strcmp(style, "json") != 0) {
 		env_footer(&st.env);
+		failed_footer(&st.fails, st.env.nitems == 0);
+	}
 	finish_output();
 	return 0;
 }

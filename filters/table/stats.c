@@ -22,12 +22,22 @@ static double dash_or_nonneg(struct input *in, int i, const char *what)
 	return v;
 }
 
+/* Field i of a record whose speedup is "-": "-" too. */
+static void dash_too(struct input *in, int i, const char *what)
+{
+	if (strcmp(in->f[i], "-") != 0)
+		record_die(in, "%s '%s' without a speedup", what, in->f[i]);
+}
+
 double rowstats_read(struct input *in, int median_nf, const struct medrec *r, struct rowstats *s)
 {
-	double speedup = record_num(in, median_nf, "speedup", 1);
+	double speedup = NAN;
 
-	if (!(r2p(speedup, 2) > 0))
-		record_die(in, "speedup '%s' rounds to 0.00", in->f[median_nf]);
+	if (strcmp(in->f[median_nf], "-") != 0) {
+		speedup = record_num(in, median_nf, "speedup", 1);
+		if (!(r2p(speedup, 2) > 0))
+			record_die(in, "speedup '%s' rounds to 0.00", in->f[median_nf]);
+	}
 	memset(s, 0, sizeof *s);
 	s->has = r->stats;
 	if (!s->has)
@@ -35,10 +45,16 @@ double rowstats_read(struct input *in, int median_nf, const struct medrec *r, st
 	s->half = (r->ci_hi - r->ci_lo) / 2;
 	s->half_pct = s->half / r->mean * 100;
 	s->cv = r->cv;
-	s->speedup_pm = dash_or_nonneg(in, median_nf + 1, "speedup_pm");
-	s->eff = record_num(in, median_nf + 2, "efficiency", 1);
-	if (!(r2p(s->eff, 2) > 0))
-		record_die(in, "efficiency '%s' rounds to 0.00", in->f[median_nf + 2]);
+	if (isnan(speedup)) {
+		dash_too(in, median_nf + 1, "speedup_pm");
+		dash_too(in, median_nf + 2, "efficiency");
+		s->speedup_pm = s->eff = NAN;
+	} else {
+		s->speedup_pm = dash_or_nonneg(in, median_nf + 1, "speedup_pm");
+		s->eff = record_num(in, median_nf + 2, "efficiency", 1);
+		if (!(r2p(s->eff, 2) > 0))
+			record_die(in, "efficiency '%s' rounds to 0.00", in->f[median_nf + 2]);
+	}
 	if (!isnan(s->half_pct) && !isfinite(s->half_pct))
 		record_die(in, "the half-width over the mean '%s' overflows", in->f[3]);
 	s->outliers = strrchr(r->stats_text, '\t') + 1;
@@ -52,13 +68,13 @@ long runs_for_1pct(double cv_pct)
 	return n < 2 ? 2 : n > 1e9 ? 1000000000 : (long)n;
 }
 
-void rowstats_header(const struct env *env, int with_published)
+void rowstats_header(const struct env *env, const char *tail, const char *rule, int published)
 {
 	printf("| node_num | gpu_num_per_node | batch_size_per_device | samples/s | ± | speedup | ± "
-	       "| efficiency | n | spread | cv | noisy |%s\n",
-	       env_tail(env, with_published, 0));
-	printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |%s\n",
-	       env_tail(env, with_published, 1));
+	       "| efficiency | n | spread | cv | noisy |%s%s\n",
+	       tail, env_tail(env, published, 0));
+	printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |%s%s\n",
+	       rule, env_tail(env, published, 1));
 }
 
 /* %.2f or "-" for NAN, as one cell. */
@@ -77,7 +93,7 @@ void rowstats_cells(const struct medrec *r, const struct rowstats *s, double spe
 {
 	printf(" %.2f |", r->median);
 	cell(s->has ? s->half : NAN, "%.2f");
-	printf(" %.2f |", speedup);
+	cell(speedup, "%.2f");
 	cell(s->has ? s->speedup_pm : NAN, "%.2f");
 	cell(s->has ? s->eff : NAN, "%.2f");
 	printf(" %ld | %.1f%% |", r->n, spread);

@@ -1,7 +1,9 @@
 /*
  * table.h — what table's files share: main.c (reading, grouping, the three
- * outputs) and stats.c (our statistics columns: half-widths, efficiency,
- * the noisy mark).
+ * outputs), stats.c (our statistics columns: half-widths, efficiency, the
+ * noisy mark), pubcols.c (the published columns of -p) and failed.c (the
+ * runs that failed: outcome lines, the rows they make), and the call's
+ * state they work on.
  */
 #ifndef TABLE_H
 #define TABLE_H
@@ -22,12 +24,15 @@ struct rowstats {
 };
 
 /* Read the columns after the median fields (median_nf: MEDREC_NF or
- * MEDREC_STATS_NF) of the record just read into s; returns the speedup.
- * Errors name file and line. */
+ * MEDREC_STATS_NF) of the record just read into s; returns the speedup,
+ * NAN for "-" (its base's runs all failed: then speedup_pm and efficiency
+ * are "-" too). Errors name file and line. */
 double rowstats_read(struct input *in, int median_nf, const struct medrec *r, struct rowstats *s);
-/* -s scaling with our columns: the header (two lines) and a row's cells
- * after batch_size_per_device, up to the published column. */
-void rowstats_header(const struct env *env, int with_published);
+/* -s scaling with our columns: the header (two lines; tail and rule end
+ * them before the memory and published columns; published: how many
+ * published columns, env_tail) and a row's cells after
+ * batch_size_per_device, up to the failed runs column. */
+void rowstats_header(const struct env *env, const char *tail, const char *rule, int published);
 void rowstats_cells(const struct medrec *r, const struct rowstats *s, double speedup,
 		    double spread);
 /* -s json: our keys of a case, each after ", " ("" without our columns). */
@@ -35,5 +40,103 @@ void rowstats_json(const struct medrec *r, const struct rowstats *s);
 /* The runs that bring the half-width to 1 %: ceil(4 x 1.96^2 x CV^2 / W^2),
  * W = 0.02, CV a fraction (pyperf's formula). */
 long runs_for_1pct(double cv_pct);
+
+/* -p's published table: its figures by framework and key, and how many
+ * columns they take (0: no -p; 1: published; 2: published memory too). */
+struct pubcols {
+	struct published *v;
+	size_t n;
+	struct hash index; /* published_key → v[i] */
+	struct hkey hk;
+	int ncols;
+	struct hash fwindex; /* a framework → its decimals[i] */
+	int *decimals;
+	size_t nfw;
+};
+/* Read the file at path (dies naming its line, lib/published.c). */
+void pubcols_read(struct pubcols *pc, const char *path);
+/* The decimals of a framework's published figures: the most the file gives
+ * them, at least 2. */
+int pubcols_decimals(struct pubcols *pc, const char *framework);
+/* A row's published cells: " <figure> |" (OOM, or - when the file has
+ * none), then " <MiB> |" or " - |" when ncols is 2. */
+void pubcols_cells(struct pubcols *pc, const char *framework, const char *keytext, int decimals);
+
+/* failed.c: the outcome lines, per configuration (a part of the call's
+ * state, zeroed at first). */
+struct failrun {
+	long run;
+	enum outcome_status status;
+	long exit;
+	char *reason; /* NULL: none given */
+};
+struct failed {
+	char *fw, *keytext;
+	struct key key;
+	struct failrun *runs;
+	size_t n, cap;
+	const char *file; /* its first outcome line */
+	long line;
+};
+struct failures {
+	struct failed *v;
+	size_t n, cap;
+	struct hash index; /* (fw, key) → v[i] */
+	struct hash runs;  /* (i, run) → its place among all runs */
+	size_t nruns;
+	struct hkey hk;
+	struct metaline m;
+};
+
+/* What table computes or reads beyond the median record; extras[i] goes
+ * with rows[i]. */
+struct extra {
+	double speedup, spread;    /* speedup NAN: "-" */
+	struct rowstats st;        /* our columns (stats.c) */
+	const struct failed *fail; /* its failed runs (failed.c), or NULL */
+	int all_failed;            /* no record: every run failed */
+};
+
+/* One call's state (filter.h). */
+struct table {
+	struct medrec *rows;
+	struct extra *extras;
+	size_t nrows, caprows, capextras;
+	void *seen;         /* medrec_unique's tree */
+	struct pubcols pub; /* -p (pubcols.c) */
+	struct hkey hk;
+	struct env env;        /* launch's lines (env.c, mem.c) */
+	struct failures fails; /* the outcome lines (failed.c) */
+	int dlperf;            /* a mode=dlperf line: DLPerf's records */
+	struct hash rowindex;  /* (framework, key) → rows[i] */
+};
+
+/* Once all is read: the configurations of the outcome lines with a record
+ * get their failed runs (extras' fail), the others a row of their own (no
+ * figures, n 0, all_failed); a speedup of "-" whose 1n1g base is not such a
+ * row is an error naming its record. */
+void failed_rows(struct table *st);
+/* Take in's meta line when it is an outcome line (1), else 0; a second
+ * outcome of one run is an error. */
+int failures_read(struct failures *fs, const struct input *in);
+/* Once all are read: each configuration's runs in run order. */
+void failures_sort(struct failures *fs);
+/* The failed runs of a configuration, or NULL. */
+const struct failed *failures_of(struct failures *fs, const char *fw, const char *key);
+/* The status its runs share, else failed. */
+enum outcome_status failed_status(const struct failed *f);
+/* The cells of a row whose runs all failed, from samples/s to the column
+ * before "failed runs": the status, then "-" (n 0). */
+void failed_row_cells(const struct failed *f, int with_stats);
+/* -s scaling: " runs 1,2: OOM; run 3: timeout |" or " - |" when any
+ * outcome line was read (the "failed runs" column), else nothing. */
+void failed_cell(struct failures *fs, const char *fw, const char *key);
+/* Markdown: one line a configuration and status, by framework and in
+ * ladder order, "- **failed runs**: fw key runs 1,2: OOM (exit 1): <the
+ * first one's reason>"; a blank line first when blank_before. */
+void failed_footer(struct failures *fs, int blank_before);
+/* -s json: a case's ", \"outcome\": \"oom\"" (all_failed) and ",
+ * \"failed_runs\": [{\"run\": 3, \"status\": \"oom\", \"exit\": 1, \"reason\": ..}]". */
+void failed_json(struct failures *fs, const char *fw, const char *key, int all_failed);
 
 #endif

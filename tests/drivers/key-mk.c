@@ -69,9 +69,10 @@ int main(void)
 	       "# Do not edit.\n"
 	       "KEY_SHAPE := <N>n<G>g_b<B>_<%s>\n"
 	       "# N, G or B: 1..%d without leading zeros\n"
+	       "KEY_PART_MAX := %d\n"
 	       "KEY_PART_PATTERN := %s\n"
 	       "KEY_PATTERN := $(KEY_PART_PATTERN)n$(KEY_PART_PATTERN)g_b$(KEY_PART_PATTERN)_(%s)\n",
-	       alts, KEY_PART_MAX, part, alts);
+	       alts, KEY_PART_MAX, KEY_PART_MAX, part, alts);
 	finish_output();
 	return 0;
 }

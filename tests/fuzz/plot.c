@@ -14,8 +14,10 @@ static const struct fuzz_config configs[] = {
 };
 
 /* The script's data lines (between "<< EOD" and "EOD") hold numbers only
- * (NaN where the published file gives no speedup) and it ends the
- * multiplot; the page is one document with no script in it. */
+ * (NaN where the published file gives no speedup, or the speedup's base
+ * failed), but the last column of a $fN block, the status of runs that all
+ * failed; it ends the multiplot; the page is one document with no script
+ * in it. */
 static const char *check(int config, char *out, size_t n)
 {
 	int data = 0;
@@ -35,7 +37,7 @@ static const char *check(int config, char *out, size_t n)
 		*next = '\0';
 		if (line[0] == '$' && strstr(line, " << EOD")) /* a data block's start; a
 								 * comment may hold the words */
-			data = 1;
+			data = line[1] == 'f' ? 2 : 1;
 		else if (strcmp(line, "EOD") == 0)
 			data = 0;
 		else if (data) {
@@ -43,6 +45,13 @@ static const char *check(int config, char *out, size_t n)
 			int nf = fuzz_fields(line, f, 16);
 			for (int i = 0; i < nf; i++) {
 				double v;
+				if (data == 2 && i == 3) {
+					if (nf != 4 ||
+					    (strcmp(f[i], "OOM") && strcmp(f[i], "failed") &&
+					     strcmp(f[i], "timeout")))
+						return "a status of failed runs that is not OOM, failed or timeout";
+					continue;
+				}
 				if (!fuzz_number(f[i], &v) && strcmp(f[i], "NaN") != 0)
 					return "a data field that is not a number";
 			}

@@ -20,6 +20,8 @@ static const char *check(int config, char *out, size_t n)
 	static const int positive[] = {2, 3, 4, 5, 6, -1};
 	const char *why;
 	char *copy = strdup(out), *f[16];
+	/* a speedup of "-" needs a base whose runs all failed: outcome lines */
+	int outcomes = strncmp(out, "# outcome ", 10) == 0 || strstr(out, "\n# outcome ");
 
 	(void)config;
 	if (!copy)
@@ -34,6 +36,11 @@ static const char *check(int config, char *out, size_t n)
 		int nf = fuzz_fields(line, f, 16);
 		if (nf != 8 && nf != 14)
 			why = "a speedup record of neither 8 nor 14 fields";
+		else if (!strcmp(f[nf == 8 ? 7 : 11], "-"))
+			why = !outcomes ? "a speedup of - without outcome lines"
+			      : nf == 14 && (strcmp(f[12], "-") || strcmp(f[13], "-"))
+				      ? "a speedup of - with a ± or efficiency"
+				      : NULL;
 		else if (!fuzz_number(f[nf == 8 ? 7 : 11], &v) || !(v > 0))
 			why = "a speedup that is not above 0";
 		else if (nf == 14 && (!fuzz_number(f[13], &v) || !(v > 0)))

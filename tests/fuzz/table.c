@@ -3,6 +3,7 @@
  */
 #include "harness.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,6 +106,10 @@ static int members(int depth, char close, int object)
 			ws();
 			if (strncmp(key, "\"average_speed\"", 15) == 0) {
 				double v;
+				if (strncmp(js, "null", 4) == 0) { /* every run failed */
+					js += 4;
+					goto next;
+				}
 				if (!number(&v))
 					return 0;
 				if (!(v > 0))
@@ -166,7 +171,36 @@ static const char *check_json(char *out, size_t n)
 }
 
 /* ---- markdown: every number in a cell finite; samples/s, speedup and the
- * framework columns of -s compare above 0 ---- */
+ * framework columns of -s compare above 0, or the outcome of runs that all
+ * failed (OOM, failed, timeout); the failed runs column as "runs 1,2: OOM;
+ * run 3: timeout" ---- */
+
+static int outcome_word(const char *s)
+{
+	return !strcmp(s, "OOM") || !strcmp(s, "failed") || !strcmp(s, "timeout");
+}
+
+/* "run 3: OOM" or "runs 1,2: OOM; run 3: timeout", or "-". */
+static const char *check_failed_cell(const char *cell)
+{
+	char buf[256], *save = NULL;
+
+	if (!strcmp(cell, "-"))
+		return NULL;
+	snprintf(buf, sizeof buf, "%s", cell);
+	for (char *part = strtok_r(buf, ";", &save); part; part = strtok_r(NULL, ";", &save)) {
+		char runs[128], what[32];
+		while (*part == ' ')
+			part++;
+		if (sscanf(part, "run%*[s] %127[0-9,]: %31s", runs, what) != 2 &&
+		    sscanf(part, "run %127[0-9,]: %31s", runs, what) != 2)
+			return "a failed runs cell that is not runs and a status";
+		if (!outcome_word(what) || runs[0] == ',' || strstr(runs, ",,") ||
+		    runs[strlen(runs) - 1] == ',')
+			return "a failed runs cell that is not runs and a status";
+	}
+	return NULL;
+}
 
 static int cells(char *line, char **c, int max)
 {
@@ -242,7 +276,7 @@ static const char *check_cell(const char *cell, int positive)
 static const char *check(int config, char *out, size_t n)
 {
 	char *c[64];
-	int pos[64] = {0}, ncols = 0, after_header = 0;
+	int pos[64] = {0}, failed[64] = {0}, text[64] = {0}, ncols = 0, after_header = 0;
 	const char *why;
 	int compare = strcmp(configs[config].argv[1], "compare") == 0;
 
@@ -262,17 +296,30 @@ static const char *check(int config, char *out, size_t n)
 		}
 		if (!after_header) { /* the header: which columns are rates */
 			ncols = nc;
-			for (int i = 0; i < nc; i++)
+			for (int i = 0; i < nc; i++) {
 				pos[i] = strcmp(c[i], "samples/s") == 0 ||
 					 strcmp(c[i], "speedup") == 0 || (compare && i >= 2);
+				failed[i] = strcmp(c[i], "failed runs") == 0;
+				text[i] = strcmp(c[i], "nccl") ==
+					  0; /* the logs' words, not numbers */
+			}
 			after_header = 1;
 			continue;
 		}
 		if (strncmp(c[0], "---", 3) == 0)
 			continue;
-		for (int i = 0; i < nc; i++)
-			if ((why = check_cell(c[i], i < ncols && pos[i] && strcmp(c[i], "-") != 0)))
+		for (int i = 0; i < nc; i++) {
+			if (i < ncols && text[i])
+				continue;
+			if (i < ncols && failed[i])
+				why = check_failed_cell(c[i]);
+			else
+				why = check_cell(c[i], i < ncols && pos[i] &&
+							       strcmp(c[i], "-") != 0 &&
+							       !outcome_word(c[i]));
+			if (why)
 				return why;
+		}
 	}
 	return NULL;
 }
