@@ -295,7 +295,9 @@ first_run() {
 	G=$BATS_TEST_TMPDIR/gpu
 	fake_gpu "$G" "$ROOT/bin"
 	skips=$(printf '%s ' bench-{amp,tf32,bf16,fp32,graph,profile} torch-{amp,tf32,bf16,fp32,compile})
-	run -0 first_run FIRST_RUN_SKIP="$skips" CHECK_GPU_CPU_BENCH="$ROOT/bin/bench"
+	# check at most 600 s: here every "GPU" export and reference runs on 2 cores
+	run -0 first_run FIRST_RUN_SKIP="$skips" CHECK_GPU_CPU_BENCH="$ROOT/bin/bench" \
+		FIRST_RUN_LIMITS=check=600:40 FIRST_RUN_BUDGET=900
 	grep -q "^bench-cuda --export $G/out/gpu-first-run/check/amp --precision amp --loss-scale 128 --batch 8 --image 64 " "$G/calls"
 	v=$(sed -n '/^=== gpu-first-run summary/,$p' <<<"$output" | grep '^check-gpu ')
 	[ "$v" = "check-gpu fp32 against bench's CPU backend: ok

@@ -244,7 +244,7 @@ def load_dropout(np, d, ex, args):
 
 
 def new_model(torch, torchvision, ex, args):
-    if args.model == "resnet50":
+    if args is None or args.model == "resnet50":
         return torchvision.models.resnet50(num_classes=ex["classes"])
     import torch_iresnet
     emb = next(dims[0] for name, dims, _, _, _ in ex["manifest"] if name == "fc.weight")
@@ -254,14 +254,17 @@ def new_model(torch, torchvision, ex, args):
     return model
 
 
-def build_model(torch, torchvision, ex, dtype, args):
+def build_model(torch, torchvision, ex, dtype, args=None):
+    """The net of ex with its parameters; args None: resnet50 (callers that
+    load this file as a module, tests/bench-cuda.bats)."""
     model = new_model(torch, torchvision, ex, args).to(dtype)
     model.train()
     named = dict(model.named_parameters())
     seen = set()
     for name, dims, off, cnt, line in ex["manifest"]:
         if name not in named:
-            die(f"manifest.tsv:{line}: {name}: not a parameter of {args.model}")
+            die(f"manifest.tsv:{line}: {name}: not a parameter of "
+                f"{args.model if args else 'resnet50'}")
         if name in seen:
             die(f"manifest.tsv:{line}: {name}: listed twice")
         seen.add(name)

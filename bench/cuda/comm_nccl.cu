@@ -317,12 +317,18 @@ extern "C" void comm_allgather(float *buf, size_t count)
 #endif
 }
 
+/* One rank: a collective whose output is its input, copied on the stream. */
+static void copy_alone(void *recv, const void *send, size_t bytes)
+{
+	if (recv != send)
+		CUDA_CHECK(
+			cudaMemcpyAsync(recv, send, bytes, cudaMemcpyDeviceToDevice, gpu.stream));
+}
+
 extern "C" void comm_allgather_i32(const int32_t *send, int32_t *recv, size_t count)
 {
 	if (!C.nccl_on) {
-		if (recv != send)
-			CUDA_CHECK(cudaMemcpyAsync(recv, send, count * sizeof *recv,
-						   cudaMemcpyDeviceToDevice, gpu.stream));
+		copy_alone(recv, send, count * sizeof *recv);
 		return;
 	}
 #ifndef BENCH_NO_NCCL
@@ -358,9 +364,7 @@ extern "C" void comm_allreduce_sum(float *buf, size_t count)
 extern "C" void comm_reduce_scatter(const float *send, float *recv, size_t count)
 {
 	if (!C.nccl_on) {
-		if (recv != send)
-			CUDA_CHECK(cudaMemcpyAsync(recv, send, count * sizeof *recv,
-						   cudaMemcpyDeviceToDevice, gpu.stream));
+		copy_alone(recv, send, count * sizeof *recv);
 		return;
 	}
 #ifndef BENCH_NO_NCCL
