@@ -261,6 +261,9 @@ static void log_header(const trainer *t)
 	       bk_name(), comm_nodes(), comm_local_size(), c->batch,
 	       bk_precision_names[c->precision], c->image, data);
 	flags_settings(c, stdout);
+	/* The FLOP of a training sample, for the tables' MFU (3 x the forward:
+	 * the forward, the backward to the inputs and to the weights). */
+	printf("# env node=0 flop_per_sample=%.0f\n", 3 * t->m->flops);
 	fflush(stdout);
 }
 

@@ -2,7 +2,7 @@
  * grep-iters.h — what the parts of grep-iters share: main.c reads the logs
  * and writes the records, paths.c reads a log's configuration from its
  * path or -k, lines.c splits a log into lines, ranks.c groups the lines of
- * several ranks in one log, meta.c keeps launch's env and mem lines,
+ * several ranks in one log, meta.c keeps launch's env, mem and energy lines,
  * list.c lists the formats (-l).
  */
 #ifndef DLBENCH_GREP_ITERS_H
@@ -62,7 +62,7 @@ static inline char *lines_next(struct lines *r, struct input *in)
 	return start;
 }
 
-/* ---- launch's "# env" and "# mem" lines (meta.c) ------------------------ */
+/* ---- launch's "# env", "# mem" and "# energy" lines (meta.c) ------------ */
 
 struct metalines {
 	char **v; /* the lines as read */
@@ -74,6 +74,9 @@ struct metalines {
 /* Keep s when it is an env or mem line (1), after checking its shape
  * (dies naming in's file and line); 0 when it is neither. */
 int meta_keep(struct metalines *ml, const struct input *in, const char *s);
+/* When s is the header of bench's log format ("# bench ..."): keep its
+ * model=, image= and backend= as env lines of node 0. */
+void meta_header(struct metalines *ml, const struct input *in, const char *s);
 /* Kept line i as grep-iters writes it, with the run's framework, key and
  * run; *len its length. */
 const char *meta_line(struct metalines *ml, size_t i, const struct input *in, const char *fw,

@@ -14,8 +14,10 @@
  * iteration: the median time or rate) and written sorted by iteration.
  * With -c dlperf the first line is the meta line "# mode=dlperf" and every
  * matching line is one record, in file order, numbered as printed.
- * launch's "# env ..." and "# mem ..." lines follow the log's records, with
- * "framework=<fw> key=<key> run=<run>" before node= (meta.c).
+ * launch's "# env ...", "# mem ..." and "# energy ..." lines follow the
+ * log's records, with "framework=<fw> key=<key> run=<run>" before node=,
+ * and the model, image and backend of bench's log header as env lines
+ * (meta.c).
  */
 #include "../filter.h"
 #include "../formats/alias.h"
@@ -47,7 +49,7 @@ struct log {
 	} pending[PENDING_MAX]; /* configuration lines before the format was known */
 	int npending;
 	struct ranks *ranks;   /* a grouped format's lines */
-	struct metalines meta; /* launch's "# env" and "# mem" lines */
+	struct metalines meta; /* launch's "# env", "# mem" and "# energy" lines */
 	const char *fw;        /* the framework and key of the records */
 	char key[KEY_MAX];
 	struct grep *g; /* the call's state */
@@ -288,6 +290,8 @@ static void grep_log(struct grep *g, const char *path)
 	for (char *s; (s = lines_next(&g->rd, &lg.in)) != NULL;) {
 		if (s[0] == '#' && meta_keep(&lg.meta, &lg.in, s))
 			continue;
+		if (s[0] == '#')
+			meta_header(&lg.meta, &lg.in, s);
 		if (!lg.fmt) {
 			if (*skipb(s) == '\0')
 				continue;

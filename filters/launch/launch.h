@@ -15,7 +15,9 @@
  *   software.c   the items of the software: git, -v's versions, libraries
  *   items.c      the item lines, encoded
  *   capture.c    a program's output, bounded in time
+ *   files.c      a file read whole; where a /sys file is (DLBENCH_SYSFS_ROOT)
  *   memory.c     the job's peak memory ("# mem" lines)
+ *   energy.c     the node's energy counters, sampled ("# energy" lines)
  *   signals.c    the signals taken while waiting for a child
  *   proctree.c   the processes below this one
  */
@@ -124,7 +126,25 @@ void items(struct out *o, const char *name, const char *val);
  * it ended. */
 ssize_t run_capture(char *const argv[], char *buf, size_t size, int partial);
 
+/* files.c: the whole file (at most size - 1 bytes, NUL-terminated), or -1.
+ * sys_path: where the sysfs file path ("/sys/...") is read: under
+ * DLBENCH_SYSFS_ROOT when that is set and not empty (the tests' fake sysfs
+ * tree; the one test hook of its kind), else path itself; buf holds it. */
+ssize_t slurp(const char *path, char *buf, size_t size);
+const char *sys_path(char *buf, size_t size, const char *path);
+
 #define SAMPLE_S 0.1 /* memory samples */
+
+/* energy.c: the node's energy counters (NVML, else nvidia-smi's
+ * power.draw; RAPL), sampled while the job runs: energy_start takes the
+ * first sample, energy_sample one when it is due (call it often),
+ * energy_stop the last; energy_print writes the "# energy node=<node>"
+ * lines (the samples, or why there are none) in one write and frees e. */
+struct energywatch;
+struct energywatch *energy_start(void);
+void energy_sample(struct energywatch *e);
+void energy_stop(struct energywatch *e);
+void energy_print(struct energywatch *e, long node);
 
 /* memory.c: the peak memory of the processes below this one, sampled. */
 struct memwatch {
@@ -134,14 +154,17 @@ struct memwatch {
 	int smi_fd;
 	char smibuf[512];
 	size_t smilen;
-	long *gpu_peak, ngpu; /* MiB per device index */
+	long *gpu_peak, ngpu;       /* MiB per device index */
+	struct energywatch *energy; /* the node's energy (gpus), or NULL */
 };
-/* Start watching; gpus: also run nvidia-smi (when it exists) for the
- * memory.used of every device. */
+/* Start watching; gpus (the node's first rank): also run nvidia-smi (when
+ * it exists) for the memory.used of every device, and watch the node's
+ * energy (energy.c). */
 void mem_start(struct memwatch *m, int gpus);
 void mem_sample(struct memwatch *m);
 void mem_stop(struct memwatch *m);
-/* "# mem node=.. rank=.. host=.. rss_peak_mib=.." and one line per GPU. */
+/* The "# energy" lines when gpus was given, then "# mem node=.. rank=..
+ * host=.. rss_peak_mib=.." and one line per GPU. */
 void mem_print(struct memwatch *m, long node, long rank);
 
 /* signals.c: block SIGCHLD (with a handler, so it stays pending), SIGINT,

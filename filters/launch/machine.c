@@ -3,39 +3,24 @@
  * MPI and the GPUs.
  *
  * Reads /proc (cpuinfo, meminfo, loadavg), /sys (the CPU frequency
- * governor, boost), /etc/os-release, uname, and the output of `mpirun
- * --version` and `nvidia-smi --query-gpu=...`; writes items (items.c).
+ * governor, boost; files.c says where), /etc/os-release, uname, and the
+ * output of `mpirun --version` and `nvidia-smi --query-gpu=...`; writes
+ * items (items.c).
  * Nothing is guessed: an item that cannot be read is left out. The names
  * are listed in doc/cluster.md.
  */
 #include "launch.h"
 
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
-/* The whole file (at most size - 1 bytes), or -1. */
-static ssize_t slurp(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = 0, r;
-
-	if (fd < 0)
-		return -1;
-	while ((size_t)n < size - 1 && (r = read(fd, buf + n, size - 1 - (size_t)n)) > 0)
-		n += r;
-	close(fd);
-	buf[n] = '\0';
-	return n;
-}
-
-/* A file of one line (sysfs) as the item name. */
+/* A file of one line (sysfs, under its test root: files.c) as the item name. */
 static void file_item(struct out *o, const char *name, const char *path)
 {
-	char buf[256];
-	ssize_t n = slurp(path, buf, sizeof buf);
+	char buf[256], where[512];
+	ssize_t n = slurp(sys_path(where, sizeof where, path), buf, sizeof buf);
 
 	if (n > 0)
 		item(o, name, buf, strcspn(buf, "\n"));

@@ -5,8 +5,9 @@
  *
  * Reads /proc (the processes below this one: VmRSS and VmHWM of each) every
  * SAMPLE_S seconds and, where nvidia-smi exists, its memory.used per device
- * every 0.5 s (one nvidia-smi -lms running beside the job); writes at the
- * end, to stdout:
+ * every 0.5 s (one nvidia-smi -lms running beside the job); on the node's
+ * first rank the node's energy counters are sampled with it (energy.c);
+ * writes at the end, to stdout, that node's "# energy" lines, then:
  *
  *   # mem node=<i> rank=<r> host=<h> rss_peak_mib=<n>
  *   # mem node=<i> gpu=<k> gpu_peak_mib=<n>
@@ -73,6 +74,8 @@ void mem_sample(struct memwatch *m)
 		m->rss_peak_kib = sum;
 	m->seen += sum > 0;
 	free(d);
+	if (m->energy)
+		energy_sample(m->energy);
 	/* nvidia-smi's lines "index, memory.used" so far. */
 	for (ssize_t r; m->smi_fd >= 0;) {
 		size_t room = sizeof m->smibuf - 1 - m->smilen;
@@ -116,6 +119,8 @@ void mem_start(struct memwatch *m, int gpus)
 	m->smi = -1;
 	m->smi_fd = -1;
 	m->gpu_peak = xcalloc(MAX_GPUS, sizeof *m->gpu_peak);
+	if (gpus)
+		m->energy = energy_start();
 	if (!gpus || pipe(fds) != 0)
 		return;
 	if ((m->smi = fork()) < 0) {
@@ -162,6 +167,8 @@ void mem_stop(struct memwatch *m)
 	if (m->smi_fd >= 0)
 		close(m->smi_fd);
 	m->smi_fd = -1;
+	if (m->energy)
+		energy_stop(m->energy);
 }
 
 void mem_print(struct memwatch *m, long node, long rank)
@@ -172,6 +179,9 @@ void mem_print(struct memwatch *m, long node, long rank)
 		snprintf(host, sizeof host, "unknown");
 	host[sizeof host - 1] = '\0';
 	meta_encode(enc, host, strlen(host));
+	if (m->energy)
+		energy_print(m->energy, node);
+	m->energy = NULL;
 	if (m->seen)
 		printf("# mem node=%ld rank=%ld host=%s rss_peak_mib=%ld\n", node, rank, enc,
 		       (m->rss_peak_kib + 1023) / 1024);

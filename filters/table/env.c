@@ -164,6 +164,21 @@ static int on_machine_line(const char *name)
 	return !strcmp(name, "git_repo") || !strcmp(name, "cpus") || !strncmp(name, "gpu", 3);
 }
 
+/* A pipeline's "setting.<name>" item, or what the trainer says of its
+ * model (bench's log header: model, image, backend; its FLOP count): shown
+ * among the settings, as name (without "setting."). */
+static const char *setting_name(const char *name)
+{
+	static const char *const model[] = {"model", "image", "backend", "flop_per_sample"};
+
+	if (!strncmp(name, "setting.", 8))
+		return name + 8;
+	for (size_t i = 0; i < sizeof model / sizeof *model; i++)
+		if (!strcmp(name, model[i]))
+			return name;
+	return NULL;
+}
+
 void env_footer(struct env *env)
 {
 	size_t other;
@@ -184,13 +199,13 @@ void env_footer(struct env *env)
 		for (size_t id = 0; id < env->names.n; id++) { /* in the order first met */
 			const char *name = env->items[env->names.first[id]].name;
 			if (on_machine_line(name) || is_volatile(name) ||
-			    (strncmp(name, "setting.", 8) == 0) != settings)
+			    (setting_name(name) != NULL) != settings)
 				continue;
 			printf("%s%s ",
 			       k++        ? ", "
 			       : settings ? "\n- settings: "
 					  : "\n- versions: ",
-			       settings ? name + 8 : name);
+			       settings ? setting_name(name) : name);
 			values(env, name, "");
 		}
 	}
@@ -239,6 +254,20 @@ void json_string(const char *s)
 			putchar(c);
 	}
 	putchar('"');
+}
+
+const char *env_value(struct env *env, const char *fw, const char *key, const char *name)
+{
+	index_items(env);
+	hkey_start(&env->hk);
+	hkey_str(&env->hk, fw);
+	hkey_str(&env->hk, key);
+	size_t id = hash_find(&env->cases.index, &env->hk);
+	for (size_t i = id == HASH_NONE ? HASH_NONE : env->cases.first[id]; i != HASH_NONE;
+	     i = env->cases.next[i])
+		if (!strcmp(env->items[i].name, name))
+			return env->items[i].value;
+	return NULL;
 }
 
 void env_json_case(struct env *env, const char *fw, const char *key)

@@ -48,6 +48,9 @@ const char *env_tail(const struct env *e, int published, int rule);
 /* Markdown: the machine, the versions, the configurations whose runs'
  * environments differ (nothing when there are no env lines). */
 void env_footer(struct env *e);
+/* The value of item name of a configuration: its first run and node that
+ * gave one, or NULL. */
+const char *env_value(struct env *e, const char *fw, const char *key, const char *name);
 /* JSON: a case's ", \"memory_mib\": n" and ", \"environment_differs\": [...]";
  * after the "r50" object, ", \"environment\": [...]". */
 void env_json_case(struct env *e, const char *fw, const char *key);
