@@ -74,9 +74,6 @@ struct metalines {
 /* Keep s when it is an env or mem line (1), after checking its shape
  * (dies naming in's file and line); 0 when it is neither. */
 int meta_keep(struct metalines *ml, const struct input *in, const char *s);
-/* When s is the header of bench's log format ("# bench ..."): keep its
- * model=, image= and backend= as env lines of node 0. */
-void meta_header(struct metalines *ml, const struct input *in, const char *s);
 /* Kept line i as grep-iters writes it, with the run's framework, key and
  * run; *len its length. */
 const char *meta_line(struct metalines *ml, size_t i, const struct input *in, const char *fw,

@@ -15,8 +15,7 @@
  * With -c dlperf the first line is the meta line "# mode=dlperf" and every
  * matching line is one record, in file order, numbered as printed.
  * launch's "# env ...", "# mem ..." and "# energy ..." lines follow the
- * log's records, with "framework=<fw> key=<key> run=<run>" before node=,
- * and the model, image and backend of bench's log header as env lines
+ * log's records, with "framework=<fw> key=<key> run=<run>" before node=
  * (meta.c).
  */
 #include "../filter.h"
@@ -290,8 +289,6 @@ static void grep_log(struct grep *g, const char *path)
 	for (char *s; (s = lines_next(&g->rd, &lg.in)) != NULL;) {
 		if (s[0] == '#' && meta_keep(&lg.meta, &lg.in, s))
 			continue;
-		if (s[0] == '#')
-			meta_header(&lg.meta, &lg.in, s);
 		if (!lg.fmt) {
 			if (*skipb(s) == '\0')
 				continue;

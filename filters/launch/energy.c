@@ -46,9 +46,9 @@
 #include <sys/prctl.h>
 #endif
 
-#define ENERGY_S   1.0  /* seconds between samples, at first */
-#define ENERGY_MAX 1024 /* samples a device */
-#define SMI_MS     "100"
+#define ENERGY_S    1.0  /* seconds between samples, at first */
+#define ENERGY_MAX  1024 /* samples a device */
+#define SMI_MS      "100"
 #define MAX_DEVICES 256
 #define PATH_LEN    1024
 
@@ -89,7 +89,7 @@ struct energywatch {
 	nvml_energy_fn energy;
 	nvml_void_fn shutdown;
 	unsigned ngpus; /* the GPUs NVML sees */
-	pid_t smi; /* nvidia-smi's power.draw, or -1 */
+	pid_t smi;      /* nvidia-smi's power.draw, or -1 */
 	int smi_fd;
 	char smibuf[512];
 	size_t smilen;
@@ -137,7 +137,8 @@ static void nvml_open(struct energywatch *e)
 	*(void **)&e->energy = dlsym(e->lib, "nvmlDeviceGetTotalEnergyConsumption");
 	*(void **)&e->shutdown = dlsym(e->lib, "nvmlShutdown");
 	if (!init || !count || !handle || !e->energy || !e->shutdown) {
-		snprintf(e->nvml_why, sizeof e->nvml_why, "libnvidia-ml.so.1 lacks the energy calls");
+		snprintf(e->nvml_why, sizeof e->nvml_why,
+			 "libnvidia-ml.so.1 lacks the energy calls");
 		goto close;
 	}
 	if ((rc = init()) != 0) {

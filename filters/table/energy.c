@@ -36,14 +36,16 @@ int energies_read(struct energies *es, const struct input *in)
 	if (metaline_parse(in, in->line, META_RUN, m) != META_ENERGY)
 		return 0;
 	if (m->shape == ENERGY_SAMPLE || m->shape == ENERGY_NODE_NONE)
-		record_die(in, "an energy sample: window turns a run's samples into its joules first");
+		record_die(in,
+			   "an energy sample: window turns a run's samples into its joules first");
 	hkey_start(&es->hk);
 	hkey_str(&es->hk, m->framework);
 	hkey_str(&es->hk, m->key);
 	size_t i = hash_intern(&es->index, &es->hk, es->n);
 	if (i == es->n) {
 		es->v = xgrow(es->v, &es->cap, es->n + 1, sizeof *es->v);
-		es->v[es->n++] = (struct econf){.fw = xstrdup(m->framework), .key = xstrdup(m->key)};
+		es->v[es->n++] =
+			(struct econf){.fw = xstrdup(m->framework), .key = xstrdup(m->key)};
 	}
 	struct econf *c = &es->v[i];
 	c->lines++;
@@ -70,8 +72,8 @@ static struct econf *econf_of(struct energies *es, const char *fw, const char *k
 	return i == HASH_NONE ? NULL : &es->v[i];
 }
 
-double energy_per_sample(struct energies *es, const char *fw, const char *key, long runs,
-			 char *why, size_t size)
+double energy_per_sample(struct energies *es, const char *fw, const char *key, long runs, char *why,
+			 size_t size)
 {
 	struct econf *c = econf_of(es, fw, key);
 
@@ -130,8 +132,8 @@ static void how_words(const char *how)
 	}
 }
 
-void reasons_footer(const char *title, int bold, const struct medrec *const *rows,
-		    char *const *why, size_t n)
+void reasons_footer(const char *title, int bold, const struct medrec *const *rows, char *const *why,
+		    size_t n)
 {
 	struct groups g = {0};
 	struct hkey hk = {0};
@@ -172,9 +174,10 @@ void energy_footer(struct energies *es, const struct medrec *const *rows, size_t
 		hkey_str(&es->hk, es->v[i].how);
 		if (hash_intern(&seen, &es->hk, i) != i)
 			continue;
-		printf("%s", said++ ? "; " : "- energy: J/sample = each run's joules over its timed "
-					     "window ÷ the samples it trained, the median of the runs; "
-					     "measured: ");
+		printf("%s", said++ ? "; "
+				    : "- energy: J/sample = each run's joules over its timed "
+				      "window ÷ the samples it trained, the median of the runs; "
+				      "measured: ");
 		how_words(es->v[i].how);
 	}
 	hash_free(&seen);
@@ -183,9 +186,8 @@ void energy_footer(struct energies *es, const struct medrec *const *rows, size_t
 	/* Why not: each distinct reason once, with the configurations it holds for. */
 	why = xcalloc(nrows ? nrows : 1, sizeof *why);
 	for (size_t i = 0; i < nrows; i++)
-		if (rows[i]->n && isnan(energy_per_sample(es, rows[i]->framework,
-							  rows[i]->keytext, rows[i]->n, buf,
-							  sizeof buf)))
+		if (rows[i]->n && isnan(energy_per_sample(es, rows[i]->framework, rows[i]->keytext,
+							  rows[i]->n, buf, sizeof buf)))
 			why[i] = xstrdup(buf);
 	reasons_footer("no energy figure", 1, rows, why, nrows);
 	for (size_t i = 0; i < nrows; i++)

@@ -164,12 +164,12 @@ static int on_machine_line(const char *name)
 	return !strcmp(name, "git_repo") || !strcmp(name, "cpus") || !strncmp(name, "gpu", 3);
 }
 
-/* A pipeline's "setting.<name>" item, or what the trainer says of its
- * model (bench's log header: model, image, backend; its FLOP count): shown
- * among the settings, as name (without "setting."). */
+/* A pipeline's "setting.<name>" item, or what the log says of the model
+ * trained (its FLOP count, or its name and image size; mfu.c reads them):
+ * shown among the settings, as name (without "setting."). */
 static const char *setting_name(const char *name)
 {
-	static const char *const model[] = {"model", "image", "backend", "flop_per_sample"};
+	static const char *const model[] = {"model", "image", "flop_per_sample"};
 
 	if (!strncmp(name, "setting.", 8))
 		return name + 8;

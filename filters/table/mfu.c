@@ -3,17 +3,18 @@
  * FLOP a training sample ÷ (devices × the device's dense peak at the
  * run's precision) × 100, where both are known; never guessed.
  *
- * Reads the configuration's env items (env.c): flop_per_sample (the
- * trainer's own count, which bench writes into its log), else the model
- * and image of bench's log header (grep-iters passes them on: bench and
- * pipelines/pytorch_synthetic.py write it) when a figure of that model is
- * known (models[] below); backend= and gpu0.name (launch's nvidia-smi)
- * say where it ran. The peak: -P (PEAK_TFLOPS, one device's), else for a
- * GPU its datasheet's dense figure (gpus[] below; doc/performance.md gives
- * each one's source), else for a run on CPUs this CPU's measured roof,
- * -r (ROOF: bin/perf-roof's output; a device is then a node's CPUs, as the
- * roof is measured on all of them). Writes the cells, the footer (how each
- * figure was made, and why a row has none) and the JSON's keys.
+ * Reads the configuration's env items (env.c): flop_per_sample, the
+ * trainer's own count in its log (bench and pipelines/pytorch_synthetic.py
+ * write it), else model= and image= where a pipeline names them and the
+ * figure of that model is known (models[] below: per model, the same for
+ * every framework); gpu0.name (launch's nvidia-smi) says the run had a
+ * GPU, its absence that it ran on CPUs. The peak: -P (PEAK_TFLOPS, one
+ * device's), else for a GPU its datasheet's dense figure (gpus[] below;
+ * doc/performance.md gives each one's source), else for a run on CPUs this
+ * CPU's measured roof, -r (ROOF: bin/perf-roof's output; a device is then
+ * a node's CPUs, as the roof is measured on all of them). Writes the
+ * cells, the footer (how each figure was made, and why a row has none)
+ * and the JSON's keys.
  */
 #include "table.h"
 
@@ -110,7 +111,8 @@ void mfu_roof_read(struct mfu *mf, const char *path)
 		double v;
 		if (sscanf(in.line, "roof %7s %31s %15s", prec, rate, unit) < 2 ||
 		    (strcmp(prec, "fp32") && strcmp(prec, "bf16")))
-			record_die(&in, "not bin/perf-roof's 'roof fp32|bf16 <GFLOP/s> GFLOP/s ...'");
+			record_die(&in,
+				   "not bin/perf-roof's 'roof fp32|bf16 <GFLOP/s> GFLOP/s ...'");
 		if (!strcmp(rate, "-"))
 			continue;
 		if (parse_double(rate, &v) != 0 || !(v > 0) || strcmp(unit, "GFLOP/s"))
@@ -131,41 +133,45 @@ static double flop_of(struct env *env, const struct medrec *r, char *src, size_t
 
 	if (f) {
 		if (parse_long(f, 1, 1L << 60, &v) != 0) {
-			snprintf(src, size, "its log's flop_per_sample '%s' is not a whole number", f);
+			snprintf(src, size, "its log's flop_per_sample '%s' is not a whole number",
+				 f);
 			return NAN;
 		}
-		snprintf(src, size, "%.3f GFLOP a sample (the trainer's own count, its log's "
-				    "flop_per_sample)",
+		snprintf(src, size,
+			 "%.3f GFLOP a sample (the trainer's own count, its log's "
+			 "flop_per_sample)",
 			 (double)v / 1e9);
 		return (double)v;
 	}
 	for (size_t k = 0; model && image && k < sizeof models / sizeof *models; k++)
 		if (!strcmp(model, models[k].model) && parse_long(image, 1, 1L << 20, &v) == 0 &&
 		    v == models[k].image) {
-			snprintf(src, size,
-				 "%.3f GFLOP a sample (%s at %ld px: 3 × its forward pass, 2 FLOP a "
-				 "multiply-add)",
-				 models[k].flop / 1e9, model, v);
+			snprintf(
+				src, size,
+				"%.3f GFLOP a sample (%s at %ld px: 3 × its forward pass, 2 FLOP a "
+				"multiply-add)",
+				models[k].flop / 1e9, model, v);
 			return models[k].flop;
 		}
 	if (model)
-		snprintf(src, size, "no FLOP count of %s at %s px (a log's flop_per_sample gives one)",
-			 model, image ? image : "?");
+		snprintf(src, size,
+			 "no FLOP count of %s at %s px (a log's flop_per_sample gives one)", model,
+			 image ? image : "?");
 	else
-		snprintf(src, size, "its logs give no FLOP count (flop_per_sample, or bench's header "
-				    "naming the model)");
+		snprintf(src, size,
+			 "its logs give no FLOP count (flop_per_sample, or model= and "
+			 "image=)");
 	return NAN;
 }
 
 /* One device's peak in FLOP/s for the configuration, how many devices
  * it ran on, and the source (into src); NAN and why when unknown. */
-static double peak_of(const struct mfu *mf, struct env *env, const struct medrec *r,
-		      long *devices, char *src, size_t size)
+static double peak_of(const struct mfu *mf, struct env *env, const struct medrec *r, long *devices,
+		      char *src, size_t size)
 {
-	const char *backend = env_value(env, r->framework, r->keytext, "backend");
 	const char *gpu = env_value(env, r->framework, r->keytext, "gpu0.name");
 	const char *prec = r->key.prec;
-	int cpu = backend ? strstr(backend, "cpu") != NULL : gpu == NULL;
+	int cpu = gpu == NULL;
 
 	*devices = cpu ? r->key.nodes : r->key.nodes * r->key.gpus;
 	if (!isnan(mf->peak_tflops)) {
@@ -177,12 +183,14 @@ static double peak_of(const struct mfu *mf, struct env *env, const struct medrec
 		int half = strcmp(prec, "fp32") && strcmp(prec, "tf32");
 		double roof = half ? mf->roof_bf16 : mf->roof_fp32;
 		if (!mf->roof_file) {
-			snprintf(src, size,
-				 "no peak of its CPUs: ROOF= bin/perf-roof's output, or PEAK_TFLOPS=");
+			snprintf(
+				src, size,
+				"no peak of its CPUs: ROOF= bin/perf-roof's output, or PEAK_TFLOPS=");
 			return NAN;
 		}
 		if (isnan(roof)) {
-			snprintf(src, size, "%s has no %s roof", mf->roof_file, half ? "bf16" : "fp32");
+			snprintf(src, size, "%s has no %s roof", mf->roof_file,
+				 half ? "bf16" : "fp32");
 			return NAN;
 		}
 		snprintf(src, size, "%.1f GFLOP/s a node, its CPUs' measured %s roof (%s)", roof,
@@ -196,7 +204,8 @@ static double peak_of(const struct mfu *mf, struct env *env, const struct medrec
 	}
 	double t = gpu_tflops(g, prec);
 	if (!(t > 0)) {
-		snprintf(src, size, "%s has no %s tensor core (PEAK_TFLOPS= gives a peak)", gpu, prec);
+		snprintf(src, size, "%s has no %s tensor core (PEAK_TFLOPS= gives a peak)", gpu,
+			 prec);
 		return NAN;
 	}
 	snprintf(src, size, "%g TFLOP/s a GPU, the dense %s peak of the %s's datasheet (%s)", t,

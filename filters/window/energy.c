@@ -149,10 +149,11 @@ static void window_joules(const struct energy *e, const struct energy_window *w,
 				return;
 			}
 		if (value_at(s, w->t0, &a) != 0 || value_at(s, w->t1, &b) != 0) {
-			snprintf(why, size,
-				 "node %ld %s's samples (t=%.3f..%.3f) do not cover the timed window "
-				 "(t=%.3f..%.3f)",
-				 s->node, s->device, s->s[0].t, s->s[s->n - 1].t, w->t0, w->t1);
+			snprintf(
+				why, size,
+				"node %ld %s's samples (t=%.3f..%.3f) do not cover the timed window "
+				"(t=%.3f..%.3f)",
+				s->node, s->device, s->s[0].t, s->s[s->n - 1].t, w->t0, w->t1);
 			return;
 		}
 		sum += b - a;

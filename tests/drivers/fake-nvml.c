@@ -13,10 +13,10 @@
  */
 #include <stdlib.h>
 
-#define NVML_SUCCESS               0
+#define NVML_SUCCESS                0
 #define NVML_ERROR_INVALID_ARGUMENT 2
-#define NVML_ERROR_NOT_SUPPORTED   3
-#define MAX_GPUS                   16
+#define NVML_ERROR_NOT_SUPPORTED    3
+#define MAX_GPUS                    16
 
 static unsigned long long reads[MAX_GPUS];
 static long slots[MAX_GPUS]; /* the device handles: &slots[k] */
