@@ -146,10 +146,10 @@ void reasons_footer(const char *title, int bold, const struct medrec *const *row
 		}
 	for (size_t id = 0; id < g.n; id++) {
 		const char *w = why[g.first[id]];
-		printf(bold ? "- **%s** (" : "- %s (", title);
+		printf(bold ? "- **%s**: " : "- %s: ", title);
 		for (size_t i = g.first[id], k = 0; i != HASH_NONE; i = g.next[i])
 			printf("%s%s %s", k++ ? ", " : "", rows[i]->framework, rows[i]->keytext);
-		printf("): ");
+		printf(": ");
 		for (; *w; w++) /* one markdown line */
 			putchar((unsigned char)*w < ' ' ? ' ' : *w);
 		putchar('\n');

@@ -429,7 +429,7 @@ int filter_run(int argc, char **argv)
 		"table [-s scaling|compare|json] [-p published.tsv] [-P peak_tflops] [-r roof]\n"
 		"      [file ...]\n"
 		"  in: framework key median mean min max n [ci_lo ci_hi cv_pct outliers]\n"
-		"      speedup [speedup_pm efficiency]  (speedup's output; launch's # env, # mem)\n"
+		"      speedup [speedup_pm efficiency]  (speedup's output; # env, # mem, # energy)\n"
 		"  scaling: per framework, batch, precision; rows in ladder order:\n"
 		"    | node_num | gpu_num_per_node | batch_size_per_device | samples/s "
 		"| speedup | n | spread |[ memory |][ published |]\n"
@@ -492,7 +492,7 @@ int filter_run(int argc, char **argv)
 	if (strcmp(style, "json") != 0) {
 		env_footer(&st.env);
 		failed_footer(&st.fails, st.env.nitems == 0);
-		if ((st.energy.n || st.mfu.known_flop) && !st.env.nitems && !st.fails.n)
+		if ((st.energy.n || st.mfu.said) && !st.env.nitems && !st.fails.n)
 			putchar('\n');
 		energy_footer(&st.energy, ordered, st.nrows);
 		mfu_footer(&st.mfu, &st.env, ordered, st.nrows);

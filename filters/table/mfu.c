@@ -123,14 +123,16 @@ void mfu_roof_read(struct mfu *mf, const char *path)
 }
 
 /* The FLOP a sample of the configuration and where the figure comes from
- * (into src); NAN and why when unknown. */
-static double flop_of(struct env *env, const struct medrec *r, char *src, size_t size)
+ * (into src); NAN and why when unknown. *said: its logs say something of
+ * it (a count or a model). */
+static double flop_of(struct env *env, const struct medrec *r, char *src, size_t size, int *said)
 {
 	const char *f = env_value(env, r->framework, r->keytext, "flop_per_sample");
 	const char *model = env_value(env, r->framework, r->keytext, "model");
 	const char *image = env_value(env, r->framework, r->keytext, "image");
 	long v;
 
+	*said = f || model;
 	if (f) {
 		if (parse_long(f, 1, 1L << 60, &v) != 0) {
 			snprintf(src, size, "its log's flop_per_sample '%s' is not a whole number",
@@ -214,14 +216,13 @@ static double peak_of(const struct mfu *mf, struct env *env, const struct medrec
 }
 
 double mfu_pct(const struct mfu *mf, struct env *env, const struct medrec *r, char *how,
-	       size_t size, int *known_flop)
+	       size_t size, int *said)
 {
 	char fsrc[256], psrc[256];
 	long devices;
-	double flop = flop_of(env, r, fsrc, sizeof fsrc);
+	double flop = flop_of(env, r, fsrc, sizeof fsrc, said);
 
-	*known_flop = !isnan(flop);
-	if (!*known_flop) {
+	if (isnan(flop)) {
 		snprintf(how, size, "%s", fsrc);
 		return NAN;
 	}
@@ -237,27 +238,27 @@ double mfu_pct(const struct mfu *mf, struct env *env, const struct medrec *r, ch
 void mfu_prepare(struct mfu *mf, struct env *env, const struct medrec *const *rows, size_t n)
 {
 	char how[600];
-	int known;
+	int said;
 
 	mf->shown = 0;
-	mf->known_flop = 0;
+	mf->said = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!rows[i]->n)
 			continue;
-		double v = mfu_pct(mf, env, rows[i], how, sizeof how, &known);
+		double v = mfu_pct(mf, env, rows[i], how, sizeof how, &said);
 		mf->shown |= !isnan(v);
-		mf->known_flop |= known;
+		mf->said |= said;
 	}
 }
 
 void mfu_cell(const struct mfu *mf, struct env *env, const struct medrec *r)
 {
 	char how[600];
-	int known;
+	int said;
 
 	if (!mf->shown)
 		return;
-	double v = r->n ? mfu_pct(mf, env, r, how, sizeof how, &known) : NAN;
+	double v = r->n ? mfu_pct(mf, env, r, how, sizeof how, &said) : NAN;
 	if (isnan(v))
 		printf(" - |");
 	else
@@ -267,19 +268,19 @@ void mfu_cell(const struct mfu *mf, struct env *env, const struct medrec *r)
 void mfu_footer(const struct mfu *mf, struct env *env, const struct medrec *const *rows, size_t n)
 {
 	char how[600], **made, **why;
-	int known;
+	int said;
 
-	if (!mf->known_flop)
+	if (!mf->said)
 		return;
 	made = xcalloc(n ? n : 1, sizeof *made);
 	why = xcalloc(n ? n : 1, sizeof *why);
 	for (size_t i = 0; i < n; i++) {
 		if (!rows[i]->n)
 			continue;
-		double v = mfu_pct(mf, env, rows[i], how, sizeof how, &known);
+		double v = mfu_pct(mf, env, rows[i], how, sizeof how, &said);
 		if (!isnan(v))
 			made[i] = xstrdup(how);
-		else if (mf->shown || known)
+		else if (mf->shown || said)
 			why[i] = xstrdup(how);
 	}
 	reasons_footer("MFU", 0, rows, made, n);
@@ -295,11 +296,11 @@ void mfu_footer(const struct mfu *mf, struct env *env, const struct medrec *cons
 void mfu_json(const struct mfu *mf, struct env *env, const struct medrec *r)
 {
 	char how[600], b[40];
-	int known;
+	int said;
 
-	if (!mf->shown && !mf->known_flop)
+	if (!mf->shown && !mf->said)
 		return;
-	double v = r->n ? mfu_pct(mf, env, r, how, sizeof how, &known) : NAN;
+	double v = r->n ? mfu_pct(mf, env, r, how, sizeof how, &said) : NAN;
 	if (!r->n)
 		snprintf(how, sizeof how, "no run has a figure");
 	if (!isnan(v)) {

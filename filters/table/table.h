@@ -113,7 +113,7 @@ void energy_footer(struct energies *es, const struct medrec *const *rows, size_t
 /* -s json: a case's ", \"energy_j_per_sample\": x" (null and
  * "energy_reason" without one) when any energy line was read. */
 void energy_json(struct energies *es, const char *fw, const char *key, long runs);
-/* "- <title> (fw key, fw key): <text>" for each distinct text of why[i]
+/* "- <title>: fw key, fw key: <text>" for each distinct text of why[i]
  * (NULL: none), in the order first met; title in bold when bold. */
 void reasons_footer(const char *title, int bold, const struct medrec *const *rows, char *const *why,
 		    size_t n);
@@ -124,16 +124,16 @@ struct mfu {
 	const char *roof_file;       /* -r: bin/perf-roof's output, or NULL */
 	double roof_fp32, roof_bf16; /* its GFLOP/s; NAN: none */
 	int shown;                   /* a row has an MFU: the column is shown */
-	int known_flop;              /* a row has a FLOP count */
+	int said;                    /* a row's logs say something of its FLOP */
 };
 /* Read -r's file (dies naming its line when it is not perf-roof's). */
 void mfu_roof_read(struct mfu *mf, const char *path);
 /* MFU % of the row (its median samples/s); NAN when the FLOP count or the
- * peak is unknown. how: how it was made, or why not; *known_flop: the
- * FLOP count is known. */
+ * peak is unknown. how: how it was made, or why not; *said: the row's logs
+ * say something of its FLOP (a count or a model). */
 double mfu_pct(const struct mfu *mf, struct env *env, const struct medrec *r, char *how,
-	       size_t size, int *known_flop);
-/* Once every row is read: shown and known_flop. */
+	       size_t size, int *said);
+/* Once every row is read: shown and said. */
 void mfu_prepare(struct mfu *mf, struct env *env, const struct medrec *const *rows, size_t n);
 /* " <MFU %> |" or " - |" when shown, else nothing. */
 void mfu_cell(const struct mfu *mf, struct env *env, const struct medrec *r);
