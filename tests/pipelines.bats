@@ -269,7 +269,7 @@ def main():
 	c=$(plan oneflow 1n1g_b128_amp)
 	eval "launch 1n1g_b128_amp -- $c" >"$d/1.log"
 	run -0 --separate-stderr bash -c "grep-iters '$d/1.log' | window | median | speedup | table"
-	same "${lines[-1]}" "- settings: settings best, layout nhwc, use_fp16 yes, fuse_bn_relu yes, fuse_bn_add_relu yes, nccl_fusion 16mb,24ops, gpu_image_decoder yes, nccl_launch_mode PARALLEL, data synthetic"
+	same "$(grep '^- settings: ' <<<"$output")" "- settings: settings best, layout nhwc, use_fp16 yes, fuse_bn_relu yes, fuse_bn_add_relu yes, nccl_fusion 16mb,24ops, gpu_image_decoder yes, nccl_launch_mode PARALLEL, data synthetic"
 	[[ "$(grep '^| 1 ' <<<"$output")" == "| 1 | 1 | 128 | 1280.00 |"* ]]
 }
 

@@ -231,8 +231,13 @@ double mfu_pct(const struct mfu *mf, struct env *env, const struct medrec *r, ch
 		snprintf(how, size, "%s", psrc);
 		return NAN;
 	}
+	double v = r->median * flop / ((double)devices * peak) * 100;
+	if (!isfinite(v)) {
+		snprintf(how, size, "samples/s × %s ÷ (devices × %s) overflows", fsrc, psrc);
+		return NAN;
+	}
 	snprintf(how, size, "samples/s × %s ÷ (devices × %s)", fsrc, psrc);
-	return r->median * flop / ((double)devices * peak) * 100;
+	return v;
 }
 
 void mfu_prepare(struct mfu *mf, struct env *env, const struct medrec *const *rows, size_t n)

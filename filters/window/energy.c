@@ -158,13 +158,15 @@ static void window_joules(const struct energy *e, const struct energy_window *w,
 		}
 		sum += b - a;
 	}
+	if (!isfinite(sum))
+		snprintf(why, size, "the counters' joules overflow");
 	*joules = sum;
 }
 
 void energy_end(struct energy *e, const struct energy_window *w)
 {
 	struct metaline m = {0};
-	char why[512], how[256], joules[40], samples[32];
+	char why[512], how[256], joules[400], samples[32]; /* joules: DBL_MAX in %.3f */
 	char *buf = NULL;
 	size_t cap = 0;
 	double j = 0;
