@@ -15,9 +15,11 @@
  *   software.c   the items of the software: git, -v's versions, libraries
  *   items.c      the item lines, encoded
  *   capture.c    a program's output, bounded in time
- *   files.c      a file read whole; where a /sys file is (DLBENCH_SYSFS_ROOT)
  *   memory.c     the job's peak memory ("# mem" lines)
  *   energy.c     the node's energy counters, sampled ("# energy" lines)
+ *   nvml.c       the GPUs' energy: NVML's counter, nvidia-smi's power.draw
+ *   rapl.c       the CPUs' energy: RAPL's counters (energy.h: what the three share)
+ *   files.c      a file read whole; where a /sys file is (DLBENCH_SYSFS_ROOT)
  *   signals.c    the signals taken while waiting for a child
  *   proctree.c   the processes below this one
  */

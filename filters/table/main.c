@@ -121,26 +121,6 @@ static const char *failed_tail(const struct table *st, int rule)
 	return !st->fails.n ? "" : rule ? " --- |" : " failed runs |";
 }
 
-/* failed_tail, then " J/sample |" and " MFU % |" when shown, into buf. */
-static const char *extra_tail(const struct table *st, int rule, char *buf, size_t size)
-{
-	snprintf(buf, size, "%s%s%s", failed_tail(st, rule),
-		 !st->energy.n ? ""
-		 : rule        ? " --- |"
-			       : " J/sample |",
-		 !st->mfu.shown ? ""
-		 : rule         ? " --- |"
-				: " MFU % |");
-	return buf;
-}
-
-/* A row's J/sample and MFU % cells, when shown. */
-static void extra_cells(struct table *st, const struct medrec *r)
-{
-	energy_cell(&st->energy, r->framework, r->keytext, r->n);
-	mfu_cell(&st->mfu, &st->env, r);
-}
-
 /* %.2f, or - for NAN, as one cell. */
 static void num_cell(double v)
 {
@@ -213,8 +193,8 @@ static void scaling(struct table *st)
 			records |= !st->extras[g[j] - st->rows].all_failed;
 		}
 		with_stats |= !records && !st->dlperf;
-		extra_tail(st, 0, tail, sizeof tail);
-		extra_tail(st, 1, rule, sizeof rule);
+		columns_tail(st, failed_tail(st, 0), 0, tail, sizeof tail);
+		columns_tail(st, failed_tail(st, 1), 1, rule, sizeof rule);
 		if (with_stats) {
 			rowstats_header(&st->env, tail, rule, published);
 		} else {
@@ -238,7 +218,7 @@ static void scaling(struct table *st)
 				printf(" %ld | %.1f%% |", r->n, spread_of(st, r));
 			}
 			failed_cell(&st->fails, r->framework, r->keytext);
-			extra_cells(st, r);
+			columns_cells(st, r);
 			env_memory_cell(&st->env, r->framework, r->keytext);
 			if (published)
 				pubcols_cells(&st->pub, r->framework, r->keytext, decimals);
@@ -298,15 +278,11 @@ static void compare(struct table *st)
 			printf(" %s |", framework_display(fw[k]));
 		for (size_t k = 0; k < nfw && env_has_memory(&st->env); k++)
 			printf(" %s memory |", framework_display(fw[k]));
-		for (size_t k = 0; k < nfw && st->energy.n; k++)
-			printf(" %s J/sample |", framework_display(fw[k]));
-		for (size_t k = 0; k < nfw && st->mfu.shown; k++)
-			printf(" %s MFU %% |", framework_display(fw[k]));
+		columns_compare_header(st, fw, nfw, 0);
 		printf("\n| --- | --- |");
-		for (size_t k = 0; k < nfw * (1 + (env_has_memory(&st->env) != 0) +
-					      (st->energy.n != 0) + st->mfu.shown);
-		     k++)
+		for (size_t k = 0; k < nfw * (1 + (env_has_memory(&st->env) != 0)); k++)
 			printf(" --- |");
+		columns_compare_header(st, fw, nfw, 1);
 		putchar('\n');
 		/* g is in ladder order: one table row per run of equal (N, G), each
 		 * framework at most once in it (one key). */
@@ -331,17 +307,7 @@ static void compare(struct table *st)
 					printf(" %.2f |", g[cell[k]]->median);
 			for (size_t k = 0; k < nfw; k++)
 				env_memory_cell(&st->env, fw[k], g[j]->keytext);
-			for (size_t k = 0; k < nfw && st->energy.n; k++)
-				if (cell[k] == HASH_NONE)
-					printf(" - |");
-				else
-					energy_cell(&st->energy, fw[k], g[j]->keytext,
-						    g[cell[k]]->n);
-			for (size_t k = 0; k < nfw && st->mfu.shown; k++)
-				if (cell[k] == HASH_NONE)
-					printf(" - |");
-				else
-					mfu_cell(&st->mfu, &st->env, g[cell[k]]);
+			columns_compare_cells(st, g, cell, nfw);
 			putchar('\n');
 			j = end;
 		}
@@ -391,8 +357,7 @@ static void json(struct table *st)
 		       j ? ", " : "", g[j]->key.nodes, g[j]->key.gpus, a, g[j]->key.batch, m, s);
 		rowstats_json(g[j], &x->st);
 		failed_json(&st->fails, g[j]->framework, g[j]->keytext, x->all_failed);
-		energy_json(&st->energy, g[j]->framework, g[j]->keytext, g[j]->n);
-		mfu_json(&st->mfu, &st->env, g[j]);
+		columns_json(st, g[j]);
 		env_json_case(&st->env, g[j]->framework, g[j]->keytext);
 		putchar('}');
 	}

@@ -3,7 +3,8 @@
  * outputs), stats.c (our statistics columns: half-widths, efficiency, the
  * noisy mark), pubcols.c (the published columns of -p), failed.c (the
  * runs that failed: outcome lines, the rows they make), energy.c (J/sample)
- * and mfu.c (MFU %), and the call's state they work on.
+ * and mfu.c (MFU %), columns.c (the two in each style), reasons.c (their
+ * footer lines), and the call's state they work on.
  */
 #ifndef TABLE_H
 #define TABLE_H
@@ -113,10 +114,6 @@ void energy_footer(struct energies *es, const struct medrec *const *rows, size_t
 /* -s json: a case's ", \"energy_j_per_sample\": x" (null and
  * "energy_reason" without one) when any energy line was read. */
 void energy_json(struct energies *es, const char *fw, const char *key, long runs);
-/* "- <title>: fw key, fw key: <text>" for each distinct text of why[i]
- * (NULL: none), in the order first met; title in bold when bold. */
-void reasons_footer(const char *title, int bold, const struct medrec *const *rows, char *const *why,
-		    size_t n);
 
 /* mfu.c: the MFU column's peaks (-P, -r) and what the rows hold. */
 struct mfu {
@@ -141,6 +138,12 @@ void mfu_cell(const struct mfu *mf, struct env *env, const struct medrec *r);
 void mfu_footer(const struct mfu *mf, struct env *env, const struct medrec *const *rows, size_t n);
 /* -s json: ", \"mfu_percent\": x" (null and "mfu_reason" without one). */
 void mfu_json(const struct mfu *mf, struct env *env, const struct medrec *r);
+
+/* reasons.c: "- <title>: fw key, fw key: <text>" for each distinct text
+ * of why[i] (NULL: none; rows[i] its row), in the order first met; title
+ * in bold when bold. */
+void reasons_footer(const char *title, int bold, const struct medrec *const *rows, char *const *why,
+		    size_t n);
 
 /* What table computes or reads beyond the median record; extras[i] goes
  * with rows[i]. */
@@ -194,5 +197,19 @@ void failed_footer(struct failures *fs, int blank_before);
 /* -s json: a case's ", \"outcome\": \"oom\"" (all_failed) and ",
  * \"failed_runs\": [{\"run\": 3, \"status\": \"oom\", \"exit\": 1, \"reason\": ..}]". */
 void failed_json(struct failures *fs, const char *fw, const char *key, int all_failed);
+
+/* columns.c: the J/sample and MFU % columns in each style. columns_tail:
+ * before, then the columns' header cells (rule 0) or rule cells (1), into
+ * buf; columns_cells: a -s scaling row's cells; columns_compare_header:
+ * one of each per framework of fw (rule: "---"); columns_compare_cells:
+ * the cells of a -s compare row, cell[k] framework k's row in g (or
+ * HASH_NONE: "-"); columns_json: a case's keys. */
+const char *columns_tail(const struct table *st, const char *before, int rule, char *buf,
+			 size_t size);
+void columns_cells(struct table *st, const struct medrec *r);
+void columns_compare_header(const struct table *st, const char *const *fw, size_t nfw, int rule);
+void columns_compare_cells(struct table *st, const struct medrec *const *g, const size_t *cell,
+			   size_t nfw);
+void columns_json(struct table *st, const struct medrec *r);
 
 #endif

@@ -41,7 +41,8 @@ struct eseries {
 	size_t n, cap;
 };
 
-void energy_add(struct energy *e, const struct metaline *m, const struct input *in)
+/* Keep m, a sample or a node's reason. */
+static void energy_add(struct energy *e, const struct metaline *m, const struct input *in)
 {
 	if (!e->lines++) {
 		e->file = in->name;
@@ -68,6 +69,29 @@ void energy_add(struct energy *e, const struct metaline *m, const struct input *
 	}
 	s->s = xgrow(s->s, &s->cap, s->n + 1, sizeof *s->s);
 	s->s[s->n++] = (struct esample){m->t, m->j};
+}
+
+int energy_take(struct energy *e, const struct metaline *m, const struct input *in, const char *run)
+{
+	char name[256];
+	struct key k;
+
+	if (m->shape != ENERGY_SAMPLE && m->shape != ENERGY_NODE_NONE)
+		return 0;
+	/* the line's run as window names runs: framework/key/run, the key
+	 * written the one way */
+	if (key_parse(m->key, &k) == 0) {
+		char keytext[KEY_MAX];
+		key_format(&k, keytext, sizeof keytext);
+		snprintf(name, sizeof name, "%s/%s/%ld", m->framework, keytext, m->run);
+	} else {
+		name[0] = '\0';
+	}
+	if (!run || strcmp(name, run) != 0)
+		record_die(in, "energy line of %s/%s/%ld: not after that run's records",
+			   m->framework, m->key, m->run);
+	energy_add(e, m, in);
+	return 1;
 }
 
 /* The counter's value at t, interpolated; 0 and *j, or -1 when the samples

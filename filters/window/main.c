@@ -334,18 +334,8 @@ static void meta(struct window *st, struct input *in, struct run *r)
 		st->dlperf = 1;
 	}
 	if (metaline_parse(in, in->line, META_RUN, m) == META_ENERGY &&
-	    (m->shape == ENERGY_SAMPLE || m->shape == ENERGY_NODE_NONE)) {
-		struct key k;
-		char keytext[KEY_MAX] = "";
-		if (key_parse(m->key, &k) == 0)
-			key_format(&k, keytext, sizeof keytext);
-		if (!r || strcmp(m->framework, r->framework) != 0 ||
-		    strcmp(keytext, r->keytext) != 0 || m->run != r->number)
-			record_die(in, "energy line of %s/%s/%ld: not after that run's records",
-				   m->framework, m->key, m->run);
-		energy_add(&r->en, m, in);
+	    energy_take(r ? &r->en : NULL, m, in, r ? r->name : NULL))
 		return;
-	}
 	printf("%s\n", in->line);
 }
 

@@ -62,9 +62,13 @@ struct energy_window {
 	double t0, t1;            /* its first and last stamps, seconds since the epoch */
 	const char *no_clock;     /* why the window has no place on the clock, or NULL */
 };
-/* Keep m, a sample or a node's reason of the run being read. A device
- * measured two ways is an error naming in's file and line. */
-void energy_add(struct energy *e, const struct metaline *m, const struct input *in);
+/* When m (read from in) is a sample or a node's reason: keep it in e, the
+ * energy of the run being read, named run ("framework/key/run"; NULL and
+ * e NULL: none), and return 1; an energy line of another run, or a device
+ * measured two ways, is an error naming in's file and line. Else 0 (a
+ * run's window line, which is passed on). */
+int energy_take(struct energy *e, const struct metaline *m, const struct input *in,
+		const char *run);
 /* When energy lines were kept: write the run's "# energy ... joules=" (or
  * "reason=") line on stdout, and forget them. */
 void energy_end(struct energy *e, const struct energy_window *w);
