@@ -3,16 +3,16 @@
  * layers (cpu/comm_mpi.c, cuda/comm_nccl.cu). A failed call prints
  * "bench: mpi error at FILE:LINE: <MPI's message>" and ends the whole job
  * with status 1: MPI_Abort, not the exit hook, because MPI itself may be
- * what is broken. Reads and writes nothing else.
+ * what is broken. MPI is mpi_load.h's (loaded before the first call).
+ * Reads and writes nothing else.
  */
 #ifndef BENCH_MPI_CHECK_H
 #define BENCH_MPI_CHECK_H
 
 #include <stdio.h>
 
-#include <mpi.h>
-
 #include "lib.h"
+#include "mpi_load.h"
 
 static inline void mpi_check(int err, const char *file, int line)
 {

@@ -3,13 +3,15 @@
 # (e.g. --image 112). BENCH_BIN picks the build: bin/bench-cuda where the
 # build found the CUDA toolkit and this machine has a CUDA device (both said
 # by bench/cuda/cuda.mk: CUDA_FOUND, CUDA_DEVICE), else the CPU build
-# bin/bench. Decided only when a run is planned.
+# bin/bench. Decided only when a run is planned. bench-cuda runs with
+# NCCL_DEBUG=INFO (pipelines/settings.mk: NCCL's choices into the log).
 
 BENCH_ITERS ?= 120
 BENCH_ARGS ?=
 bench_bin = $(BIN)/$(if $(and $(CUDA_FOUND),$(CUDA_DEVICE)),bench-cuda,bench)
 BENCH_BIN ?= $(abspath $(bench_bin))
-bench_CMD = $(BENCH_BIN) --batch {batch} --precision {precision} \
+bench_CMD = $(strip $(if $(filter %bench-cuda,$(BENCH_BIN)),$(nccl_env)) $(BENCH_BIN)) \
+	--batch {batch} --precision {precision} \
 	--iters $(BENCH_ITERS) $(BENCH_ARGS)
 bench_DEPS = $(bench_bin)
 bench_FORMAT := bench

@@ -41,7 +41,7 @@ ngc-pytorch_dlperf = $(call settings_print,allocator=glibc layout=nchw data_back
 	--epochs 1 --prof 150 --training-only --no-checkpoints \
 	$(if $(run_half),--amp --dynamic-loss-scale) $(IMAGENET)
 ngc-pytorch_CMD = $(call need,DLE_CONVNETS,path to DeepLearningExamples/PyTorch/Classification/ConvNets)$(call need,IMAGENET,ImageNet directory)$(call settings_check,ngc-pytorch,fp32 amp fp16) \
-	$(abspath pipelines/per-node) bash -c 'cd $(DLE_CONVNETS) && \
+	$(nccl_env) $(abspath pipelines/per-node) bash -c 'cd $(DLE_CONVNETS) && \
 	$(strip $(call if_dlperf,$(ngc-pytorch_dlperf),$(ngc-pytorch_best)))'
 ngc-pytorch_DEPS :=
 ngc-pytorch_FORMAT := ngc-pytorch

@@ -50,7 +50,7 @@ oneflow_dlperf = $(call settings_print,$(if $(run_half),$(oneflow_fast_settings)
 	--learning_rate=0.001 $(oneflow_tail) $(if $(run_half),$(oneflow_fast)) --log_dir=./log \
 	--node_ips=$$NODE_IPS --model=resnet50
 oneflow_CMD = $(call need,ONEFLOW_CNNS,path to OneFlow-Benchmark/Classification/cnns)$(call settings_check,oneflow,fp32 amp fp16) \
-	$(abspath pipelines/per-node) bash -c '$(strip $(call if_dlperf,$(oneflow_dlperf),$(oneflow_best)))'
+	$(nccl_env) $(abspath pipelines/per-node) bash -c '$(strip $(call if_dlperf,$(oneflow_dlperf),$(oneflow_best)))'
 oneflow_DEPS :=
 oneflow_FORMAT := oneflow
 oneflow_VERSIONS = $(call py_versions,$(PYTHON),oneflow)

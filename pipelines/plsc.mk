@@ -42,7 +42,7 @@ plsc_dlperf_batch = $(if $(filter dlperf,$(SETTINGS)),$(if $(filter 128,$(run_ba
 	FRAMEWORK=plsc SETTINGS=dlperf runs batch 128 only (DLPerf's train.py keeps PLSC's default), \
 	not $(run_key))))
 plsc_CMD = $(call need,PLSC,path to a PLSC checkout with DLPerf's train.py)$(call settings_check,plsc,$(call if_dlperf,fp32,fp32 amp fp16))$(plsc_dlperf_batch) \
-	$(abspath pipelines/per-node) bash -c 'cd $(PLSC) && $(strip $(plsc_run))'
+	$(nccl_env) $(abspath pipelines/per-node) bash -c 'cd $(PLSC) && $(strip $(plsc_run))'
 plsc_DEPS :=
 plsc_FORMAT := plsc
 plsc_VERSIONS = $(call py_versions,$(PYTHON),paddlepaddle paddlepaddle-gpu plsc)

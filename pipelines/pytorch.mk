@@ -36,7 +36,7 @@ pytorch_dlperf = $(call settings_print,allocator=glibc layout=nchw precision=fp3
 	--lr $(dlperf_lr) --workers 8 \
 	--momentum 0.125 --print-freq 1 $(pytorch_dist) $(IMAGENET)
 pytorch_CMD = $(call need,PYTORCH_EXAMPLES,path to pytorch/examples/imagenet)$(call need,IMAGENET,ImageNet directory)$(call settings_check,pytorch,fp32) \
-	$(abspath pipelines/per-node) bash -c '$(strip $(call if_dlperf,$(pytorch_dlperf),$(pytorch_best)))'
+	$(nccl_env) $(abspath pipelines/per-node) bash -c '$(strip $(call if_dlperf,$(pytorch_dlperf),$(pytorch_best)))'
 pytorch_DEPS :=
 pytorch_FORMAT := pytorch
 pytorch_VERSIONS = $(call py_versions,$(PYTHON),torch torchvision)

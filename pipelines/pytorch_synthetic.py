@@ -12,9 +12,24 @@ One fixed random batch per rank and random labels, SGD with momentum and
 weight decay on convolution and fully-connected weights only (as bench does).
 --precision amp (or bf16) is bf16 autocast on the CPU. More than one process
 (Open MPI's OMPI_COMM_WORLD_*, Slurm's SLURM_PROCID/NTASKS, or torchrun's
-RANK/WORLD_SIZE) trains data parallel with DistributedDataParallel over gloo;
-MASTER_ADDR defaults to the first of launch's DLBENCH_HOSTS, else 127.0.0.1 on
-one node. Diagnostics go to stderr.
+RANK/WORLD_SIZE) trains data parallel with DistributedDataParallel over gloo
+(NCCL on GPUs); MASTER_ADDR defaults to the first of launch's DLBENCH_HOSTS,
+else 127.0.0.1 on one node. Diagnostics go to stderr.
+
+--device auto (the default) trains on the GPU where there is one (the
+driver's /dev/nvidiaN, else a GPU in nvidia-smi -L; CUDA_VISIBLE_DEVICES
+empty or -1 hides them, as bench's build decides), else on the CPU; a rank's
+GPU is its local rank. On a GPU, PyTorch at its documented best (the
+performance tuning guide, the AMP recipe): channels_last, cudnn.benchmark,
+SGD fused (foreach where fused is missing), and per --precision: fp32 with
+TF32 off, tf32 with TF32 on, amp as fp16 autocast with a GradScaler, bf16
+as bf16 autocast; --compile MODE adds torch.compile (its cost is the first
+steps' time). Each step ends with loss.item(), as bench's does. The setting
+lines say all of it; the "# end" line adds to peak_mem_mb (the device's
+memory in use at its highest, as nvidia-smi counts it, sampled after each
+step) PyTorch's own max_memory_reserved and max_memory_allocated:
+
+    # end iters=120 peak_mem_mb=21840 max_reserved_mb=19520 max_allocated_mb=17210
 
 PyTorch at its best on a CPU, by construction: jemalloc preloaded with MALLOC_CONF
 dirty_decay_ms:-1,muzzy_decay_ms:-1 (jemalloc keeps its pages; without it
@@ -30,11 +45,12 @@ line each, in the form of launch's environment lines (doc/formats.md):
     # env node=0 setting.allocator=jemalloc
     # env node=0 setting.malloc_conf=dirty_decay_ms:-1,muzzy_decay_ms:-1
 
-Run it with /usr/bin/python3 (Debian's torch).
+Run it with /usr/bin/python3 (Debian's torch), or the python3 of a PyTorch venv.
 """
 import argparse
 import os
 import resource
+import subprocess
 import sys
 import time
 
@@ -71,8 +87,14 @@ def nonneg_float(s):
 def parse_args():
     p = argparse.ArgumentParser(prog=PROG, description="ResNet50 synthetic training, bench log")
     p.add_argument("--batch", type=positive_int(1, 4096), default=16, help="samples per process")
-    p.add_argument("--precision", choices=("fp32", "amp", "bf16"), default="fp32",
-                   help="amp and bf16: bf16 autocast")
+    p.add_argument("--precision", choices=("fp32", "tf32", "amp", "bf16"), default="fp32",
+                   help="CPU: amp and bf16 are bf16 autocast, no tf32; GPU: amp is fp16 "
+                   "autocast with a GradScaler")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="auto: the GPU where there is one")
+    p.add_argument("--compile", metavar="MODE", default=None,
+                   choices=("default", "reduce-overhead", "max-autotune"),
+                   help="GPU: torch.compile in this mode")
     p.add_argument("--image", type=positive_int(32, 1024), default=224, help="pixels per side")
     p.add_argument("--classes", type=positive_int(2, 100000), default=1000)
     p.add_argument("--iters", type=positive_int(1, 10**7), default=120)
@@ -88,7 +110,30 @@ def parse_args():
     p.add_argument("--lr", type=nonneg_float, default=0.01)
     p.add_argument("--momentum", type=nonneg_float, default=0.9)
     p.add_argument("--weight-decay", type=nonneg_float, default=1e-4)
-    return p.parse_args()  # exits 2 on a usage error
+    a = p.parse_args()  # exits 2 on a usage error
+    a.device = pick_device(a.device)
+    if a.device == "cpu" and a.precision == "tf32":
+        p.error("argument --precision: tf32 is a GPU mode (--device cuda)")
+    if a.device == "cpu" and a.compile:
+        p.error("argument --compile: on the GPU only (--device cuda)")
+    return a
+
+
+def pick_device(asked):
+    """cuda where a GPU is, as bench/cuda/cuda.mk probes it (nothing imported)."""
+    if asked != "auto":
+        return asked
+    hidden = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if hidden is not None and hidden in ("", "-1"):
+        return "cpu"
+    if any(n[6:].isdigit() for n in os.listdir("/dev") if n.startswith("nvidia")):
+        return "cuda"
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True,
+                             timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "cpu"
+    return "cuda" if any(l.startswith("GPU ") for l in out.splitlines()) else "cpu"
 
 
 JEMALLOC = ("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2",
@@ -186,7 +231,8 @@ def train_flop(torch, model, image):
 
 def main():
     args = parse_args()
-    best_allocator(args)
+    if args.device == "cpu":
+        best_allocator(args)
     try:
         import torch
         import torch.distributed as dist
@@ -197,6 +243,8 @@ def main():
             "python3-torchvision and run with /usr/bin/python3")
 
     rank, world, lrank, lsize = dist_env()
+    if args.device == "cuda":
+        return train_cuda(args, torch, dist, F, torchvision, rank, world, lrank, lsize)
     threads = args.threads or max(1, (os.cpu_count() or 1) // lsize)
     torch.set_num_threads(threads)
     if world > 1:
@@ -264,6 +312,107 @@ def main():
         dist.destroy_process_group()
     if rank == 0:
         print(f"# end iters={args.iters} peak_mem_mb={(int(peak.item()) + 1023) // 1024}")
+    try:
+        sys.stdout.flush()
+    except OSError as ex:
+        die(f"stdout: {ex.strerror}")
+
+
+def meta(v):
+    """A setting's value as a meta line holds it (lib/meta.c): %XX for '%',
+    '=', blanks and control bytes."""
+    return "".join(c if c.isprintable() and c not in "%= " else "%%%02X" % ord(c)
+                   for c in str(v)) or "-"
+
+
+def train_cuda(args, torch, dist, F, torchvision, rank, world, lrank, lsize):
+    """The GPU path (the module's doc says its settings)."""
+    if not torch.cuda.is_available():
+        die(f"--device cuda: torch {torch.__version__} sees no CUDA device")
+    torch.cuda.set_device(lrank % torch.cuda.device_count())
+    dev = torch.device("cuda", torch.cuda.current_device())
+    if world > 1:
+        dist.init_process_group("nccl", init_method="env://", rank=rank, world_size=world)
+
+    tf32 = args.precision != "fp32"
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
+    torch.backends.cudnn.benchmark = True
+    half = {"amp": torch.float16, "bf16": torch.bfloat16}.get(args.precision)
+
+    torch.manual_seed(args.seed + rank)
+    fmt = torch.channels_last if args.layout == "channels_last" else torch.contiguous_format
+    model = torchvision.models.resnet50(num_classes=args.classes).to(dev, memory_format=fmt)
+    model.train()
+    x = torch.randn(args.batch, 3, args.image, args.image, device=dev).to(memory_format=fmt)
+    y = torch.randint(0, args.classes, (args.batch,), device=dev)
+
+    decay, no_decay = [], []
+    for name, prm in model.named_parameters():
+        (decay if prm.dim() > 1 else no_decay).append(prm)
+    groups = [{"params": decay, "weight_decay": args.weight_decay},
+              {"params": no_decay, "weight_decay": 0.0}]
+    try:
+        opt = torch.optim.SGD(groups, lr=args.lr, momentum=args.momentum, fused=True)
+        sgd = "fused"
+    except (TypeError, RuntimeError):  # torch older than 2.0
+        opt = torch.optim.SGD(groups, lr=args.lr, momentum=args.momentum, foreach=True)
+        sgd = "foreach"
+    if world > 1:
+        model = torch.nn.parallel.DistributedDataParallel(model, device_ids=[dev.index])
+    fwd = torch.compile(model, mode=args.compile) if args.compile else model
+    amp_ns = getattr(torch, "amp", None)
+    if amp_ns is not None and hasattr(amp_ns, "GradScaler"):
+        scaler = amp_ns.GradScaler("cuda", enabled=args.precision == "amp")
+    else:
+        scaler = torch.cuda.amp.GradScaler(enabled=args.precision == "amp")
+
+    if rank == 0:
+        print(f"# bench model=resnet50 backend=pytorch-cuda nodes={world // lsize} "
+              f"gpus_per_node={lsize} batch_per_device={args.batch} "
+              f"precision={args.precision} image={args.image} data=synthetic", flush=True)
+        settings = (("layout", args.layout),
+                    ("autocast", {"amp": "fp16", "bf16": "bf16"}.get(args.precision, "none")),
+                    ("grad_scaler", "on" if args.precision == "amp" else "off"),
+                    ("tf32", "on" if tf32 else "off"), ("cudnn_benchmark", "on"),
+                    ("sgd", sgd), ("compile", args.compile or "none"),
+                    ("dist_backend", "nccl" if world > 1 else "none"),
+                    ("torch", torch.__version__), ("cuda", torch.version.cuda),
+                    ("cudnn", torch.backends.cudnn.version()))
+        for k, v in settings:
+            print(f"# env node=0 setting.{k}={meta(v)}")
+        sys.stdout.flush()
+        print(f"{PROG}: torch {torch.__version__} on {torch.cuda.get_device_name(dev)}, "
+              f"{args.precision}, {args.layout}, {world} process(es)", file=sys.stderr)
+
+    used = 0
+    t0 = time.time()
+    for it in range(1, args.iters + 1):
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=half or torch.float16, enabled=half is not None):
+            loss = F.cross_entropy(fwd(x), y)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+        lv = loss.item()
+        t1 = time.time()
+        free, total = torch.cuda.mem_get_info(dev)
+        used = max(used, total - free)
+        if rank == 0:
+            dt = t1 - t0
+            print(f"iter={it} loss={lv:.4f} step_s={dt:.4f} "
+                  f"samples_per_s={args.batch * world / dt:.2f} ts={t1:.6f}", flush=True)
+        t0 = t1
+
+    mib = 2 ** 20
+    peak = torch.tensor([used, torch.cuda.max_memory_reserved(dev),
+                         torch.cuda.max_memory_allocated(dev)], dtype=torch.int64, device=dev)
+    if world > 1:
+        dist.all_reduce(peak, op=dist.ReduceOp.MAX)
+        dist.destroy_process_group()
+    if rank == 0:
+        u, r, a = ((int(v) + mib - 1) // mib for v in peak.tolist())
+        print(f"# end iters={args.iters} peak_mem_mb={u} max_reserved_mb={r} max_allocated_mb={a}")
     try:
         sys.stdout.flush()
     except OSError as ex:

@@ -1,5 +1,5 @@
 # pipelines/settings.mk — what the GPU pipelines (pytorch, ngc-pytorch,
-# oneflow, plsc) share; no framework of its own.
+# oneflow, plsc; bench's NCCL_DEBUG too) share; no framework of its own.
 #
 # SETTINGS=best (the default) runs each framework at its own documented best;
 # SETTINGS=dlperf runs DLPerf's own command, the one DLPerf's published
@@ -34,6 +34,19 @@ settings_check = $(if $(filter best dlperf,$(SETTINGS)),,$(error SETTINGS=$(SETT
 # preloaded, its pages kept; nothing where jemalloc is not installed.
 torch_malloc = $(if $(JEMALLOC),LD_PRELOAD=$(JEMALLOC) MALLOC_CONF=$(PYTORCH_MALLOC_CONF))
 torch_malloc_settings = $(if $(JEMALLOC),allocator=jemalloc malloc_conf=$(PYTORCH_MALLOC_CONF),allocator=glibc)
+
+# What NCCL chose, in the log: NCCL_DEBUG=INFO makes NCCL print, once at
+# initialisation, its version, the network it uses between nodes (IB or
+# Socket) and the transport of each connection (P2P/IPC, SHM, NET/IB,
+# NET/Socket …), which grep-iters passes on as items of the run and table
+# shows (doc/cluster.md); NCCL_DEBUG_SUBSYS=INIT keeps NCCL to those lines
+# (none per call or allocation: nothing in the timed window). Every GPU
+# pipeline's command, and bench's with bench-cuda, starts with $(nccl_env);
+# NCCL_DEBUG= (empty) leaves NCCL as launch's environment has it.
+NCCL_DEBUG ?= INFO
+NCCL_DEBUG_SUBSYS ?= INIT
+nccl_env = $(if $(NCCL_DEBUG),env NCCL_DEBUG=$(NCCL_DEBUG)$(if \
+	$(NCCL_DEBUG_SUBSYS), NCCL_DEBUG_SUBSYS=$(NCCL_DEBUG_SUBSYS)))
 
 # $(call settings_print,NAME=VALUE ...): the pipeline's "# env node=0
 # setting.<name>=<value>" lines, for a command inside bash -c '…'.

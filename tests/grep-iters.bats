@@ -240,7 +240,7 @@ OUT
 	[ "$stderr" = "grep-iters: <stdin>:9: the log's PARAMETER line says batch_size : 128, -k says 64" ]
 	# mixed precision said either way agrees with amp and fp16 (DLPerf named it both)
 	sed -i 's/  amp : False / amp : True /' x/2n8g/r50_b128_amp_1.log x/2n8g/r50_b128_fp16_2.log
-	run -0 --separate-stderr bash -c 'grep-iters -a fp16=amp x/2n8g/r50_b128_amp_1.log x/2n8g/r50_b128_fp16_2.log | cut -f 3 | sort -u'
+	run -0 --separate-stderr bash -c 'grep-iters -a fp16=amp x/2n8g/r50_b128_amp_1.log x/2n8g/r50_b128_fp16_2.log | grep -v "^#" | cut -f 3 | sort -u'
 	[ "$output" = 2n8g_b128_amp ]
 	# a PARAMETER value that is not one
 	sed 's/ batch_size : 128 / batch_size : x /' x/4n8g/r50_b128_fp32_1.log > x/bad
@@ -611,7 +611,7 @@ registered() {
 		logs=$(find "$name" -name '*.log' | sort)
 		[ -n "$logs" ]
 		for log in $logs; do
-			[ "$(grep-iters "$log" | cut -f 2 | sort -u)" = "$name" ]
+			[ "$(grep-iters "$log" | grep -v '^#' | cut -f 2 | sort -u)" = "$name" ]
 		done
 	done
 }
@@ -726,4 +726,95 @@ assert e == [{"framework": "my fw=1%", "key": "1n2g_b16_fp32", "run": 1, "node":
 # mem node=0 rank=-1 rss_peak_mib=1|mem line: rank '-1' is not a whole number
 # mem node=0 gpu=0 peak=1|mem line: the last item, 'peak', is not rss_peak_mib or gpu_peak_mib
 CASES
+}
+
+# ---- what NCCL chose (nccl.c): its NCCL_DEBUG=INFO lines ---------------------
+
+# items LINE…: bench's fixture with LINEs after its header, at our layout,
+# through grep-iters: its env lines as "name=value" (still %XX-encoded).
+items() {
+	mkdir -p "$BATS_TEST_TMPDIR/logs/bench/2n2g_b16_fp32"
+	{
+		head -1 bench/1n2g_b16_fp32/1.log | sed 's/nodes=1 gpus_per_node=2/nodes=2 gpus_per_node=2/'
+		printf '%s\n' "$@"
+		tail -n +2 bench/1n2g_b16_fp32/1.log
+	} >"$BATS_TEST_TMPDIR/logs/bench/2n2g_b16_fp32/1.log"
+	grep-iters "$BATS_TEST_TMPDIR/logs/bench/2n2g_b16_fp32/1.log" >"$BATS_TEST_TMPDIR/out" || return
+	# the records, as without those lines
+	[ "$(grep -vc '^#' "$BATS_TEST_TMPDIR/out")" = 2 ] || return
+	sed -n 's/^# env framework=bench key=2n2g_b16_fp32 run=1 node=0 //p' "$BATS_TEST_TMPDIR/out"
+}
+
+@test "NCCL 2.4: the bootstrap's NET/Socket line, then NET/IB's: the network is IB; Ring lines' transports" {
+	run -0 items 'n1:20:289 [0] NCCL INFO NET/Socket : Using [0]ib0:192.168.11.1<0>' \
+		'n1:20:289 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so).' \
+		'n1:20:289 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:192.168.11.1<0>' \
+		'NCCL version 2.4.7+cuda10.0' \
+		'n1:20:301 [0] NCCL INFO Ring 00 :    0   1   2   3' \
+		'n1:20:301 [0] NCCL INFO Ring 00 : 0[0] -> 1[1] via P2P/IPC' \
+		'n1:21:302 [1] NCCL INFO Ring 00 : 1 -> 2 [send] via NET/IB/0'
+	[ "$output" = "nccl.version=2.4.7+cuda10.0
+nccl.net=IB
+nccl.net_devices=mlx5_0:1/IB
+nccl.transports=P2P/IPC,NET/IB" ]
+}
+
+@test "NCCL 2.3's 'Using internal Network', 2.11's 'Using network Socket' with its interfaces" {
+	run -0 items 'n1:40511:40511 [4] NCCL INFO NET : Using interface enp1s0f0:100.97.16.164<0>' \
+		'n1:40511:40511 [4] NCCL INFO Using internal Network Socket' \
+		'NCCL version 2.3.7+cuda9.0' \
+		'n1:40511:40644 [4] NCCL INFO Ring 00 : 4 -> 5 via direct shared memory'
+	[ "$output" = "nccl.version=2.3.7+cuda9.0
+nccl.net=Socket
+nccl.transports=direct%20shared%20memory" ]
+	# NCCL_IB_DISABLE=1: sockets, though an IB line came first; both interfaces
+	run -0 items 'n1:852750:852802 [0] NCCL INFO NCCL_IB_DISABLE set by environment to 1.' \
+		'n1:852750:852802 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB ; OOB ib0:192.168.1.14<0>' \
+		'n1:852750:852802 [0] NCCL INFO NET/Socket : Using [0]ibs85f0:192.168.1.14<0> [1]ib0:192.168.1.15<0>' \
+		'n1:852750:852802 [0] NCCL INFO Using network Socket' \
+		'n1:852750:852802 [0] NCCL INFO Channel 00/0 : 1[1] -> 2[0] [send] via NET/Socket/1'
+	[ "$output" = "nccl.net=Socket
+nccl.net_devices=ibs85f0,ib0
+nccl.transports=NET/Socket" ]
+}
+
+@test "NCCL lines behind mpirun's tag, between iteration lines and after the last, in DLPerf's mode too" {
+	mkdir -p "$BATS_TEST_TMPDIR/logs/bench/2n2g_b16_fp32"
+	{
+		head -1 bench/1n2g_b16_fp32/1.log | sed 's/nodes=1 gpus_per_node=2/nodes=2 gpus_per_node=2/'
+		echo '[1,0]<stdout>:NCCL version 2.5.6+cuda10.2'
+		sed -n 2p bench/1n2g_b16_fp32/1.log
+		echo '[1,1]<stdout>:n1:10159:10559 [1] NCCL INFO Ring 00 : 1[1b000] -> 2[3d000] [send] via NET/IB/1(0)/GDRDMA'
+		tail -n +3 bench/1n2g_b16_fp32/1.log
+		echo '[1,0]<stdout>:n1:10158:10560 [0] NCCL INFO Using network IB'
+	} >"$BATS_TEST_TMPDIR/logs/bench/2n2g_b16_fp32/1.log"
+	for flags in "" "-c dlperf"; do
+		run -0 --separate-stderr grep-iters $flags "$BATS_TEST_TMPDIR/logs/bench/2n2g_b16_fp32/1.log"
+		[ "${lines[-3]}" = "# env framework=bench key=2n2g_b16_fp32 run=1 node=0 nccl.version=2.5.6+cuda10.2" ]
+		[ "${lines[-2]}" = "# env framework=bench key=2n2g_b16_fp32 run=1 node=0 nccl.net=IB" ]
+		[ "${lines[-1]}" = "# env framework=bench key=2n2g_b16_fp32 run=1 node=0 nccl.transports=NET/IB/GDRDMA" ]
+		[ "$(grep -vc '^#' <<<"$output")" = 2 ]
+	done
+}
+
+@test "NCCL's items follow launch's lines; each log has its own; 16 values an item, then ..." {
+	launched
+	cp "$BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/1.log" "$BATS_TEST_TMPDIR/l"
+	{ cat "$BATS_TEST_TMPDIR/l"; echo 'n1:1:1 [0] NCCL INFO Using network IB'; } \
+		>"$BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/1.log"
+	cp "$BATS_TEST_TMPDIR/l" "$BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/2.log"
+	run -0 --separate-stderr grep-iters "$BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/1.log" \
+		"$BATS_TEST_TMPDIR/logs/bench/1n2g_b16_fp32/2.log"
+	[ "${lines[5]}" = "# mem framework=bench key=1n2g_b16_fp32 run=1 node=0 rank=0 host=vm rss_peak_mib=4521" ]
+	[ "${lines[6]}" = "# env framework=bench key=1n2g_b16_fp32 run=1 node=0 nccl.net=IB" ]
+	! grep -q 'run=2 .*nccl' <<<"$output" || false
+	mapfile -t many < <(for k in $(seq 1 20); do echo "n1:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via NET/X$k/0"; done)
+	run -0 items "${many[@]}"
+	[ "$output" = "nccl.transports=$(seq -f 'NET/X%g' 1 16 | paste -sd,),..." ]
+}
+
+@test "a meta line is not NCCL's, though it quotes NCCL's words (launch's header quoting the command)" {
+	run -0 items "# launch key=2n2g_b16_fp32 hosts=a:2,b:2 start=2026-11-27T00:00:00Z command=sh -c 'echo NCCL INFO Using network Socket; echo NCCL version 2.1.0'" \
+		'# NCCL INFO Channel 00/0 : 0[0] -> 1[1] via NET/Socket/0'
+	[ -z "$output" ]
 }

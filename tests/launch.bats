@@ -572,6 +572,95 @@ env_item() {
 	[ "${lines[-1]}" = "# mem node=0 gpu=1 gpu_peak_mib=1024" ]
 }
 
+# The fake nvidia-smi first on PATH (tests/fixtures/launch/nvidia-smi).
+fake_smi() {
+	mkdir -p "$BATS_TEST_TMPDIR/smi"
+	ln -sf "$F/nvidia-smi" "$BATS_TEST_TMPDIR/smi/nvidia-smi"
+	export PATH="$BATS_TEST_TMPDIR/smi:$PATH"
+}
+
+@test "the topology: nvidia-smi topo -m as items, a row a line, its cells one per column" {
+	fake_smi
+	run --separate-stderr launch 1n1g_b16_fp32 -- echo ran
+	[ "$status" -eq 0 ]
+	# the OneFlow 0.1.8 report's DGX-1: 8 V100s over NVLink (NV1, NV2) and mlx5_0
+	[ "$(env_item topo.columns)" = GPU0,GPU1,GPU2,GPU3,GPU4,GPU5,GPU6,GPU7,mlx5_0 ]
+	[ "$(env_item topo.GPU0)" = X,NV1,NV1,NV2,NV2,SYS,SYS,SYS,NODE ]
+	[ "$(env_item topo.GPU7)" = SYS,SYS,SYS,NV1,NV2,NV1,NV2,X,SYS ]
+	[ "$(env_item topo.mlx5_0)" = NODE,NODE,PIX,PIX,SYS,SYS,SYS,SYS,X ]
+	[ "$(env_item topo.GPU0.cpu_affinity)" = 0-11,24-35 ]
+	[ "$(env_item topo.GPU4.cpu_affinity)" = 12-23,36-47 ]
+	! env_item topo.mlx5_0.cpu_affinity || false
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^# env node=0 topo\.')" = 18 ]
+	# with the other items, before the job's output
+	i=$(printf '%s\n' "${lines[@]}" | grep -n '^ran$' | cut -d: -f1)
+	[ "$(printf '%s\n' "${lines[@]:0:i}" | grep -c '^# env node=0 topo\.')" = 18 ]
+	# a newer driver: NIC columns and their legend; N/A (GPU NUMA ID) left out
+	FAKE_SMI_TOPO=nic run --separate-stderr launch 1n1g_b16_fp32 -- true
+	[ "$(env_item topo.columns)" = GPU0,GPU1,GPU2,GPU3,NIC0,NIC1 ]
+	[ "$(env_item topo.GPU2)" = NV18,NV18,X,NV18,SYS,PIX ]
+	[ "$(env_item topo.GPU2.cpu_affinity)" = 56-111,168-223 ]
+	[ "$(env_item topo.GPU2.numa_affinity)" = 1 ]
+	! env_item topo.GPU2.gpu_numa_id || false
+	[ "$(env_item topo.NIC1)" = SYS,SYS,PIX,NODE,SYS,X ]
+	[ "$(env_item topo.NIC0.name)" = mlx5_0 ]
+	[ "$(env_item topo.NIC1.name)" = mlx5_1 ]
+}
+
+@test "the topology under mpirun: the first rank of the node writes it once" {
+	fake_smi
+	run --separate-stderr launch 1n2g_b16_fp32 -- true
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^# env node=0 topo\.columns=')" = 1 ]
+	[ "$(env_item topo.GPU3)" = NV2,NV1,NV2,X,SYS,SYS,SYS,NV1,PIX ]
+}
+
+@test "the topology as a terminal shows it (blanks, no tabs) reads the same; a short row is left out" {
+	fake_smi
+	sed -e 's/\x1b\[[0-9]*m//g' -e 's/\t/    /g' "$F/topo-dgx1.txt" |
+		sed 's/^GPU5 .*/GPU5    SYS     NV2/' >"$BATS_TEST_TMPDIR/blanks.txt"
+	FAKE_SMI_TOPO=$BATS_TEST_TMPDIR/blanks.txt run --separate-stderr launch 1n1g_b16_fp32 -- true
+	[ "$(env_item topo.columns)" = GPU0,GPU1,GPU2,GPU3,GPU4,GPU5,GPU6,GPU7,mlx5_0 ]
+	[ "$(env_item topo.GPU2)" = NV1,NV2,X,NV2,SYS,SYS,NV1,SYS,PIX ]
+	[ "$(env_item topo.GPU2.cpu_affinity)" = 0-11,24-35 ]
+	! env_item topo.GPU5 || false
+	# no matrix at all: nothing
+	printf 'No devices were found\n' >"$BATS_TEST_TMPDIR/none.txt"
+	FAKE_SMI_TOPO=$BATS_TEST_TMPDIR/none.txt run --separate-stderr launch 1n1g_b16_fp32 -- true
+	[ "$status" -eq 0 ]
+	! printf '%s\n' "${lines[@]}" | grep -q '^# env node=0 topo\.' || false
+}
+
+@test "InfiniBand: each device and port of /sys/class/infiniband, as sysfs says it, in natural order" {
+	DLBENCH_SYSFS_ROOT=$F/sysfs run --separate-stderr launch 1n1g_b16_fp32 -- true
+	[ "$status" -eq 0 ]
+	[ "$(env_item ib_devices)" = 3 ]
+	[ "$(env_item ib.mlx5_0.hca_type)" = MT4115 ]
+	[ "$(env_item ib.mlx5_0.fw_ver)" = 12.27.1016 ]
+	[ "$(env_item ib.mlx5_0.1.link_layer)" = InfiniBand ]
+	[ "$(env_item ib.mlx5_0.1.rate)" = "100 Gb/sec (4X EDR)" ]
+	[ "$(env_item ib.mlx5_0.1.state)" = "4: ACTIVE" ]
+	[ "$(env_item ib.mlx5_0.1.phys_state)" = "5: LinkUp" ]
+	[ "$(env_item ib.mlx5_1.1.link_layer)" = Ethernet ]
+	[ "$(env_item ib.mlx5_1.1.state)" = "1: DOWN" ]
+	[ "$(env_item ib.mlx5_10.1.rate)" = "200 Gb/sec (4X HDR)" ]
+	! env_item ib.mlx5_10.fw_ver || false
+	# mlx5_0, mlx5_1, mlx5_10: 2 before 10
+	[ "$(printf '%s\n' "${lines[@]}" | sed -n 's/^# env node=0 ib\.\([^.]*\)\.hca_type=.*/\1/p' | paste -sd,)" = mlx5_0,mlx5_1,mlx5_10 ]
+	# the root stands for /sys: the CPU's settings are read there too
+	[ "$(env_item governor)" = performance ]
+	# no /sys/class/infiniband: no item, not even a count
+	mkdir -p "$BATS_TEST_TMPDIR/sys"
+	DLBENCH_SYSFS_ROOT=$BATS_TEST_TMPDIR/sys run --separate-stderr launch 1n1g_b16_fp32 -- true
+	[ "$status" -eq 0 ]
+	! printf '%s\n' "${lines[@]}" | grep -q '^# env node=0 ib' || false
+	! env_item governor || false
+	# a class without devices: a count of 0
+	mkdir -p "$BATS_TEST_TMPDIR/sys/class/infiniband"
+	DLBENCH_SYSFS_ROOT=$BATS_TEST_TMPDIR/sys run --separate-stderr launch 1n1g_b16_fp32 -- true
+	[ "$(env_item ib_devices)" = 0 ]
+}
+
 @test "the pipeline's version command adds its name=value lines; a hung one is left out" {
 	run --separate-stderr launch -v 'echo framework=torch; echo torch=2.1.0+cpu; echo "not a pair"; echo =x' \
 		1n1g_b16_fp32 -- true

@@ -217,7 +217,7 @@ rig_make() {
 	rig_empty
 }
 
-@test "make: a rank killed mid-run keeps no log, names the run, and only it runs again" {
+@test "make: a rank killed mid-run keeps no log but its outcome, the table its failed row, and only it runs again" {
 	[ -x "$ROOT/bin/bench" ] || skip "bin/bench is not built"
 	flag="$BATS_TEST_TMPDIR/kill-rank-1"
 	touch "$flag"
@@ -232,18 +232,21 @@ rig_make() {
 	echo "$stderr"
 	# 137: the killed rank's status; 255: Open MPI's, when rank 0 sees its
 	# peer's connection reset first (both seen, from run to run)
-	grep -Ex "make: bench 2n1g_b8_fp32 run 1 failed \(exit (137|255)\); no log kept" <<<"$stderr"
+	o=$BATS_TEST_TMPDIR/logs/bench/2n1g_b8_fp32/1.outcome
+	grep -Ex "make: bench 2n1g_b8_fp32 run 1 failed \(exit (137|255)\); no log kept; its outcome, failed, is in $o" <<<"$stderr"
 	[ -f "$BATS_TEST_TMPDIR/logs/bench/1n1g_b8_fp32/1.log" ]
 	[ ! -e "$BATS_TEST_TMPDIR/logs/bench/2n1g_b8_fp32/1.log" ]
 	[ ! -e "$BATS_TEST_TMPDIR/logs/bench/2n1g_b8_fp32/1.log.tmp" ]
-	[ ! -e "$BATS_TEST_TMPDIR/results/2n1g_b8_fp32.md" ]
+	[[ "$(cat "$o")" =~ ^"# outcome framework=bench key=2n1g_b8_fp32 run=1 status=failed exit="(137|255) ]]
+	grep -Eq '^\| 2 \| 1 \| 8 \| failed \|' "$BATS_TEST_TMPDIR/results/2n1g_b8_fp32.md"
 	rig_empty
 	rm "$flag"
 	run --separate-stderr rig_make "$BATS_TEST_TMPDIR/results/2n1g_b8_fp32.md" bench_CMD="$cmd"
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^run: .* …$' <<<"$stderr")" -eq 1 ]
 	grep -Fx "run: bench 2n1g_b8_fp32 #1 …" <<<"$stderr"
-	[ -f "$BATS_TEST_TMPDIR/results/2n1g_b8_fp32.md" ]
+	[ ! -e "$o" ]
+	grep -Eq '^\| 2 \| 1 \| 8 \| [0-9.]+ \|' "$BATS_TEST_TMPDIR/results/2n1g_b8_fp32.md"
 	rig_empty
 }
 
@@ -261,3 +264,27 @@ rig_make() {
 	rig_empty
 }
 
+
+@test "make across nodes: each node's topology in the log, a run whose NCCL went over sockets marked in the table" {
+	[ -x "$ROOT/bin/bench" ] || skip "bin/bench is not built"
+	mkdir -p "$BATS_TEST_TMPDIR/smi"
+	ln -s "$FIXTURES/launch/nvidia-smi" "$BATS_TEST_TMPDIR/smi/nvidia-smi"
+	# every rank prints NCCL 2.19's line of a connection over TCP sockets
+	# (1n1g's too: one node is never marked)
+	cmd="sh -c 'echo \"n\$\$OMPI_COMM_WORLD_RANK:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\";"
+	cmd+=" exec $ROOT/bin/bench --batch {batch} --iters 6 --image 32 --threads 1 --warmup 1'"
+	PATH=$BATS_TEST_TMPDIR/smi:$PATH DLBENCH_SYSFS_ROOT=$FIXTURES/launch/sysfs \
+		run --separate-stderr rig_make "$BATS_TEST_TMPDIR/results/2n1g_b8_fp32.md" bench_CMD="$cmd"
+	[ "$status" -eq 0 ]
+	log=$BATS_TEST_TMPDIR/logs/bench/2n1g_b8_fp32/1.log
+	for node in 0 1; do
+		[ "$(grep -c "^# env node=$node topo.columns=GPU0,GPU1,GPU2,GPU3,GPU4,GPU5,GPU6,GPU7,mlx5_0$" "$log")" = 1 ]
+		[ "$(grep -c "^# env node=$node ib.mlx5_0.1.state=4:%20ACTIVE$" "$log")" = 1 ]
+	done
+	md=$BATS_TEST_TMPDIR/results/2n1g_b8_fp32.md
+	grep -E '^\| 1 \| 1 \| 8 \| .* \| NET/Socket \|$' "$md"
+	grep -E '^\| 2 \| 1 \| 8 \| .* \| NET/Socket † \|$' "$md"
+	grep -Fx -- "- † **NCCL over sockets between nodes**: bench 2n1g_b8_fp32 run 1. NCCL's traffic between the nodes went over TCP sockets (NET/Socket), not InfiniBand or RoCE (NET/IB): the figure is not what the interconnect can do (doc/cluster.md)" "$md"
+	grep -F -- "- interconnect: 8 GPUs (pairs: 8 NV2, 8 NV1, 12 SYS); mlx5_0 nearest GPU2, GPU3 (PIX); InfiniBand ports: " "$md"
+	rig_empty
+}

@@ -5,15 +5,17 @@
 # `make -n` (where each flag comes from: doc/pipelines.md); a stand-in python
 # lets the commands run under launch, which shows the setting lines they write
 # and the train.py plsc edits; and those lines reach table's footer. Last,
-# which build of bench the bench pipeline runs.
+# which build of bench the bench pipeline runs, and what pytorch-synthetic
+# runs on a GPU (its GPU path with torch.cuda standing in on the CPU).
 
 bats_require_minimum_version 1.5.0
 load helper
 
 # mk ARGS…: make -n in the repository, the pipelines' paths given, and a
-# jemalloc path of its own (so that the commands do not depend on this host).
+# jemalloc path of its own (so that the commands do not depend on this host),
+# NCCL's variables as make's defaults make them.
 mk() {
-	make -n -s --no-print-directory -C "$ROOT" CUDA=0 BIN="${BIN_UNDER_TEST:-$ROOT/bin}" RUNS=1 \
+	env -u NCCL_DEBUG -u NCCL_DEBUG_SUBSYS make -n -s --no-print-directory -C "$ROOT" CUDA=0 BIN="${BIN_UNDER_TEST:-$ROOT/bin}" RUNS=1 \
 		LOGDIR="$BATS_TEST_TMPDIR/logs" RESULTS="$BATS_TEST_TMPDIR/results" \
 		PYTHON="${PY:-py}" JEMALLOC=/je.so DLE_CONVNETS=/dle IMAGENET=/in PYTORCH_EXAMPLES=/pe \
 		PLSC="${PLSC:-/plsc}" ONEFLOW_CNNS=/of "$@"
@@ -43,7 +45,8 @@ same() {
 	[ "$1" = "$2" ] || { printf 'got:  %s\nwant: %s\n' "$1" "$2"; false; }
 }
 
-PN="\$ROOT/pipelines/per-node bash -c '"
+NCCL='env NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT'
+PN="$NCCL \$ROOT/pipelines/per-node bash -c '"
 SET='printf "# env node=0 setting.%s\n"'
 JE='allocator=jemalloc malloc_conf=dirty_decay_ms:-1,muzzy_decay_ms:-1'
 
@@ -284,13 +287,18 @@ def main():
 	[ "${lines[2]}" = "# env framework=pytorch-synthetic key=1n1g_b2_fp32 run=1 node=0 setting.malloc_conf=dirty_decay_ms:-1,muzzy_decay_ms:-1" ]
 }
 
-# bench_of ARGS…: the program make -n gives launch for a bench run (bench,
-# or bench-cuda where the build found the toolkit and a device).
+# bench_cmd ARGS…: the command make -n gives launch for a bench run.
+bench_cmd() {
+	env -u NCCL_DEBUG -u NCCL_DEBUG_SUBSYS make -n -s --no-print-directory -C "$ROOT" \
+		CUDA_QUIET=1 BIN="${BIN_UNDER_TEST:-$ROOT/bin}" RUNS=1 LOGDIR="$BATS_TEST_TMPDIR/logs" \
+		RESULTS="$BATS_TEST_TMPDIR/results" "$@" "$BATS_TEST_TMPDIR/results/1n1g_b16_fp32.md" |
+		sed -n 's/.* 1n1g_b16_fp32 -- \([^>]*\) > .*/\1/p'
+}
+
+# bench_of ARGS…: the program of that command (bench, or bench-cuda where
+# the build found the toolkit and a device), after env's words.
 bench_of() {
-	make -n -s --no-print-directory -C "$ROOT" CUDA_QUIET=1 BIN="${BIN_UNDER_TEST:-$ROOT/bin}" \
-		RUNS=1 LOGDIR="$BATS_TEST_TMPDIR/logs" RESULTS="$BATS_TEST_TMPDIR/results" "$@" \
-		"$BATS_TEST_TMPDIR/results/1n1g_b16_fp32.md" | sed -n 's/.* 1n1g_b16_fp32 -- \([^ ]*\) .*/\1/p' |
-		xargs -r basename
+	bench_cmd "$@" | sed 's/^env \(NCCL_[A-Z_]*=[^ ]* \)*//' | cut -d' ' -f1 | xargs -r basename
 }
 
 @test "bench: bin/bench-cuda where the build finds the toolkit and a CUDA device, else bin/bench" {
@@ -320,4 +328,103 @@ bench_of() {
 		PATH=$BATS_TEST_TMPDIR/smi:$PATH run -0 bench_of
 		[ "$output" = bench ]
 	fi
+}
+
+# ---- pytorch-synthetic on a GPU -----------------------------------------------------
+
+@test "pytorch-synthetic: on the GPU where there is one, with the python3 that has torch" {
+	mkdir -p "$BATS_TEST_TMPDIR/smi" "$BATS_TEST_TMPDIR/venv"
+	printf '#!/bin/sh\necho "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-0)"\n' >"$BATS_TEST_TMPDIR/smi/nvidia-smi"
+	printf '#!/bin/sh\nexec /usr/bin/python3 "$@"\n' >"$BATS_TEST_TMPDIR/venv/python3"
+	chmod +x "$BATS_TEST_TMPDIR/smi/nvidia-smi" "$BATS_TEST_TMPDIR/venv/python3"
+	/usr/bin/python3 -c 'import torch' 2>/dev/null || skip "python3-torch not installed"
+	cmd() { # the pipeline's command for a run, from make -n (no jemalloc here)
+		make -n -s --no-print-directory -C "$ROOT" CUDA_QUIET=1 RUNS=1 JEMALLOC= \
+			LOGDIR="$BATS_TEST_TMPDIR/logs" RESULTS="$BATS_TEST_TMPDIR/results" \
+			FRAMEWORK=pytorch-synthetic "$@" "$BATS_TEST_TMPDIR/results/1n1g_b256_amp.md" |
+			sed -n 's/.* 1n1g_b256_amp -- *//p' | sed "s| *> .*||; s|$ROOT|\$ROOT|g"
+	}
+	PATH=$BATS_TEST_TMPDIR/smi:$PATH run -0 cmd
+	same "$output" "env NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT /usr/bin/python3 \$ROOT/pipelines/pytorch_synthetic.py --batch {batch} --precision {precision} --iters 120 --layout channels_last --device cuda"
+	PATH=$BATS_TEST_TMPDIR/smi:$PATH run -0 cmd CUDA_DEVICE= PYTORCH_COMPILE=max-autotune
+	same "$output" "env /usr/bin/python3 \$ROOT/pipelines/pytorch_synthetic.py --batch {batch} --precision {precision} --iters 120 --layout channels_last --device cpu --compile max-autotune"
+	# where /usr/bin/python3 has no torch: the python3 on PATH (a venv's) that has
+	PATH=$BATS_TEST_TMPDIR/venv:$BATS_TEST_TMPDIR/smi:$PATH run -0 cmd \
+		PYTORCH_PYTHONS="/nonexistent/python3 python3"
+	same "$output" "env NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT $BATS_TEST_TMPDIR/venv/python3 \$ROOT/pipelines/pytorch_synthetic.py --batch {batch} --precision {precision} --iters 120 --layout channels_last --device cuda"
+}
+
+@test "pytorch_synthetic.py's GPU path, torch.cuda standing in on the CPU: its settings and memory" {
+	/usr/bin/python3 -c 'import torch, torchvision' 2>/dev/null || skip "python3-torch not installed"
+	d="$BATS_TEST_TMPDIR/logs/pytorch-synthetic/1n1g_b2_amp"
+	mkdir -p "$d"
+	# train_cuda as the script calls it, with a torch whose cuda answers as one
+	# GPU of 2 GiB with 1 GiB free and whose "cuda" device is the CPU
+	run -0 --separate-stderr /usr/bin/python3 - "$ROOT/pipelines/pytorch_synthetic.py" <<'PY'
+import importlib.util, sys, types
+import torch, torchvision, torch.distributed as dist, torch.nn.functional as F
+spec = importlib.util.spec_from_file_location("ps", sys.argv[1])
+ps = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(ps)
+cuda = types.SimpleNamespace(
+    is_available=lambda: True, set_device=lambda i: None, device_count=lambda: 1,
+    current_device=lambda: 0, get_device_name=lambda d=None: "Fake GPU",
+    mem_get_info=lambda d=None: (1 << 30, 2 << 30), max_memory_reserved=lambda d=None: 3 << 20,
+    max_memory_allocated=lambda d=None: 2 << 20, amp=torch.cuda.amp)
+class Torch:
+    def __getattr__(self, name):
+        return getattr(torch, name)
+fake = Torch()
+fake.cuda = cuda
+fake.device = lambda *a: torch.device("cpu")
+sys.argv = ["pytorch_synthetic", "--device", "cuda", "--batch", "2", "--image", "32",
+            "--classes", "10", "--iters", "2", "--precision", "amp"]
+args = ps.parse_args()
+ps.train_cuda(args, fake, dist, F, torchvision, 0, 1, 0, 1)
+PY
+	[ "${lines[0]}" = "# bench model=resnet50 backend=pytorch-cuda nodes=1 gpus_per_node=1 batch_per_device=2 precision=amp image=32 data=synthetic" ]
+	[ "$(printf '%s\n' "${lines[@]:1:11}" | sed 's/^# env node=0 setting\.//' | head -8 | paste -sd' ')" = "layout=channels_last autocast=fp16 grad_scaler=on tf32=on cudnn_benchmark=on sgd=$(
+		/usr/bin/python3 -c 'import torch, inspect; print("fused" if "fused" in inspect.signature(torch.optim.SGD).parameters else "foreach")') compile=none dist_backend=none" ]
+	[[ "${lines[9]}" == "# env node=0 setting.torch="* ]]
+	[[ "${lines[12]}" =~ ^iter=1\ loss=[0-9]+\.[0-9]{4}\ step_s=[0-9]+\.[0-9]{4}\ samples_per_s=[0-9]+\.[0-9]{2}\ ts=[0-9]+\.[0-9]{6}$ ]]
+	[ "${lines[14]}" = "# end iters=2 peak_mem_mb=1024 max_reserved_mb=3 max_allocated_mb=2" ]
+	[ "${#lines[@]}" -eq 15 ]
+	printf '%s\n' "${lines[@]}" >"$d/1.log"
+	run -0 grep-iters "$d/1.log"
+	[[ "${lines[1]}" == "pytorch-synthetic	bench	1n1g_b2_amp	1	2	"* ]]
+	[ "${lines[3]}" = "# env framework=pytorch-synthetic key=1n1g_b2_amp run=1 node=0 setting.autocast=fp16" ]
+}
+
+@test "pytorch_synthetic.py: tf32 and --compile are GPU modes; --device cuda without one says so" {
+	/usr/bin/python3 -c 'import torch' 2>/dev/null || skip "python3-torch not installed"
+	s=$ROOT/pipelines/pytorch_synthetic.py
+	run -2 --separate-stderr /usr/bin/python3 "$s" --device cpu --precision tf32
+	[ "${stderr_lines[-1]}" = "pytorch_synthetic: error: argument --precision: tf32 is a GPU mode (--device cuda)" ]
+	run -2 --separate-stderr /usr/bin/python3 "$s" --device cpu --compile default
+	[ "${stderr_lines[-1]}" = "pytorch_synthetic: error: argument --compile: on the GPU only (--device cuda)" ]
+	if ! /usr/bin/python3 -c 'import torch, sys; sys.exit(torch.cuda.is_available())'; then
+		skip "this torch sees a GPU"
+	fi
+	run -1 --separate-stderr /usr/bin/python3 "$s" --device cuda --batch 2 --image 32 --iters 1
+	[[ "$stderr" =~ ^pytorch_synthetic:\ --device\ cuda:\ torch\ .*\ sees\ no\ CUDA\ device$ ]]
+	# auto: the CPU here, as before
+	CUDA_VISIBLE_DEVICES=-1 run -0 --separate-stderr /usr/bin/python3 "$s" --batch 2 --image 32 \
+		--classes 10 --iters 1 --threads 1 --allocator system
+	[[ "${lines[0]}" == "# bench model=resnet50 backend=pytorch-cpu "* ]]
+}
+
+@test "NCCL_DEBUG=INFO (INIT only) for the GPU pipelines and bench-cuda, not the CPU's bench; NCCL_DEBUG= leaves it" {
+	for fw in ngc-pytorch pytorch oneflow plsc; do
+		[[ "$(plan $fw 2n8g_b128_fp32)" == "$NCCL \$ROOT/pipelines/per-node bash -c '"* ]] ||
+			{ echo "$fw: $(plan $fw 2n8g_b128_fp32)"; false; }
+		[[ "$(plan $fw 2n8g_b128_fp32 SETTINGS=dlperf)" == "$NCCL "* ]]
+		[[ "$(plan $fw 2n8g_b128_fp32 NCCL_DEBUG=)" == "\$ROOT/pipelines/per-node "* ]]
+	done
+	[[ "$(plan oneflow 1n1g_b128_fp32 NCCL_DEBUG=WARN NCCL_DEBUG_SUBSYS=)" == "env NCCL_DEBUG=WARN \$ROOT/"* ]]
+	run -0 bench_cmd CUDA=0
+	[[ "$output" == "${BIN_UNDER_TEST:-$ROOT/bin}/bench --batch {batch} "* ]]
+	run -0 bench_cmd BENCH_BIN=/opt/bench-cuda
+	[ "$output" = "$NCCL /opt/bench-cuda --batch {batch} --precision {precision} --iters 120 " ]
+	run -0 bench_cmd BENCH_BIN=/opt/bench-cuda NCCL_DEBUG=
+	[[ "$output" == "/opt/bench-cuda --batch"* ]]
 }

@@ -301,6 +301,35 @@ in_frame() {
 	[ "$stderr" = "plot: <stdin>:2: 1n1g_b16_fp32: one batch and precision to a plot, not b8 fp32 and b16 fp32" ]
 }
 
+# The page's interconnect section of records RECORDS, table TABLE.md.
+interconnect_section() {
+	plot "$1" > "$T/i.gp"
+	draw "$T/i.gp" || return
+	plot -s page -t "$2" -g "$T/i.svg" "$1" | sed -n '/^<section id="interconnect">$/,/^<\/section>$/p'
+}
+
+@test "the page's interconnect: the topology as a matrix, the InfiniBand ports, what NCCL chose" {
+	# table's fixture: the OneFlow report's DGX-1 on each node, 4n8g's node 1
+	# with its port down, NCCL over InfiniBand and over sockets
+	run -0 --separate-stderr interconnect_section "$FIXTURES/table/interconnect.tsv" "$FIXTURES/table/interconnect.md"
+	[ "$output" = "$(cat "$P/interconnect.html")" ]
+	grep -qF '<tr><td>GPU2</td><td class="nv">NV1</td><td class="nv">NV2</td><td>X</td><td class="nv">NV2</td><td>SYS</td><td>SYS</td><td class="nv">NV1</td><td>SYS</td><td>PIX</td><td>0-11,24-35</td><td>-</td></tr>' <<<"$output"
+	grep -qF '<tr><td>mlx5_0:1</td><td>InfiniBand</td><td>100 Gb/sec (4X EDR)</td><td class="bad">1: DOWN / 4: ACTIVE</td>' <<<"$output"
+	grep -qF '<tr><td>network</td><td>Socket</td><td>3</td></tr>' <<<"$output"
+	# and the table above says it per configuration: the nccl column, the note
+	run -0 plot -s page -t "$FIXTURES/table/interconnect.md" -g "$T/i.svg" "$FIXTURES/table/interconnect.tsv"
+	grep -qF '<td>2</td><td>8</td><td>128</td><td>1500.00</td><td>15.00</td><td>2</td><td>0.1%</td><td>NET/IB/GDRDMA, P2P/IPC, NET/Socket †</td>' <<<"$output"
+	grep -qF '<li>† <strong>NCCL over sockets between nodes</strong>: ngc-pytorch 2n8g_b128_fp32 run 2;' <<<"$output"
+}
+
+@test "the page's interconnect: nodes whose topologies differ are said so; none recorded is said so" {
+	sed '/key=4n8g.* node=1 topo.columns=/s/,mlx5_0$//' "$FIXTURES/table/interconnect.tsv" > "$T/d.tsv"
+	run -0 --separate-stderr interconnect_section "$T/d.tsv" "$FIXTURES/table/interconnect.md"
+	grep -qF "<p>The nodes' topologies differ (GPU0,GPU1,GPU2,GPU3,GPU4,GPU5,GPU6,GPU7 / GPU0,GPU1,GPU2,GPU3,GPU4,GPU5,GPU6,GPU7,mlx5_0): each node's rows are among the environment's items (topo.*).</p>" <<<"$output"
+	run -0 --separate-stderr interconnect_section "$P/stats.tsv" "$P/stats.md"
+	[ "${lines[2]}" = "<p>No interconnect recorded: no nvidia-smi topo -m, no /sys/class/infiniband, no NCCL lines in the logs.</p>" ]
+}
+
 @test "the page of a table with J/sample and MFU %: the columns, their footer, and how they were made" {
 	TF="$FIXTURES/table"
 	(cd "$TF" && table -r roof.txt energy.tsv) > "$T/e.md"

@@ -392,10 +392,11 @@ usage: table [-s scaling|compare|json] [-p published.tsv] [-P peak_tflops] [-r r
   in: framework key median mean min max n [ci_lo ci_hi cv_pct outliers]
       speedup [speedup_pm efficiency]  (speedup's output; # env, # mem, # energy)
   scaling: per framework, batch, precision; rows in ladder order:
-    | node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread |[ memory |][ published |]
+    | node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread |[ memory |][ nccl |][ published |]
     with the interval fields: samples/s | ± | speedup | ± | efficiency | n
     | spread | cv | noisy |; a failed runs column and OOM, failed or timeout
-    rows with # outcome lines; then a footer of machine, versions, settings
+    rows with # outcome lines; then a footer of machine, versions, settings,
+    interconnect (nccl: NCCL's transports, † over sockets between nodes)
   compare: per batch, precision: | node num | device num | <framework> ... |
   json: {"r50": {"<N>n<G>g": {...}, ...}}, cases in ladder order, one line
   J/sample (# energy lines) and MFU % (-P a device's peak, -r bin/perf-roof's
@@ -691,6 +692,124 @@ assert "outcome" not in d["1n2g"] and d["1n2g"]["failed_runs"] == [{"run": 2, "s
 @test "an outcome line and a record of one run's configuration: the row is the record's, the column names the failed run" {
 	run -0 table <<<$'a\t1n1g_b8_fp32\t2.00\t2.00\t2.00\t2.00\t1\t1.00\n# outcome framework=a key=1n1g_b8_fp32 run=2 status=timeout exit=124'
 	[ "${lines[3]}" = "| 1 | 1 | 8 | 2.00 | 1.00 | 1 | 0.0% | run 2: timeout |" ]
+}
+
+# ---- the interconnect (doc/cluster.md) ---------------------------------------
+# fixtures/table/interconnect.tsv: NGC PyTorch b128 from 1n1g to 4n8g, two
+# runs each, with launch's topology (the OneFlow report's DGX-1, nvidia-smi
+# topo -m) and InfiniBand items of each node (4n8g's node 1: its port down)
+# and grep-iters' NCCL items: 1n8g P2P only, 2n8g's run 1 over InfiniBand
+# and run 2 over sockets, 4n8g's runs over sockets with libibverbs' warning.
+# interconnect.md and interconnect.json: its table and JSON.
+
+@test "the interconnect: an nccl column, † on a multi-node row over sockets, the footer's topology, ports and note" {
+	run -0 --separate-stderr table "$T_F/interconnect.tsv"
+	[ "$output" = "$(cat "$T_F/interconnect.md")" ]
+	[ -z "$stderr" ]
+	[ "${lines[1]}" = "| node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread | nccl |" ]
+	[ "${lines[3]}" = "| 1 | 1 | 128 | 100.00 | 1.00 | 2 | 2.0% | - |" ]
+	[ "${lines[4]}" = "| 1 | 8 | 128 | 780.00 | 7.80 | 2 | 0.3% | P2P/IPC |" ]
+	[ "${lines[5]}" = "| 2 | 8 | 128 | 1500.00 | 15.00 | 2 | 0.1% | NET/IB/GDRDMA, P2P/IPC, NET/Socket † |" ]
+	[ "${lines[6]}" = "| 4 | 8 | 128 | 2400.00 | 24.00 | 2 | 0.1% | P2P/IPC, NET/Socket † |" ]
+	[ "${lines[8]}" = "- versions: nccl.version 2.5.6+cuda10.2" ]
+	[ "${lines[9]}" = "- interconnect: 8 GPUs (pairs: 8 NV2, 8 NV1, 12 SYS); mlx5_0 nearest GPU2, GPU3 (PIX); InfiniBand ports: mlx5_0:1 InfiniBand 100 Gb/sec (4X EDR) ACTIVE / mlx5_0:1 InfiniBand 100 Gb/sec (4X EDR) DOWN" ]
+	[ "${lines[10]}" = "- nccl: network IB / Socket, devices mlx5_0:1/IB / ib0, libibverbs: no userspace device-specific driver found for /sys/class/infiniband_verbs/uverbs0" ]
+	[ "${lines[13]}" = "- **environments differ**: ngc-pytorch 2n8g_b128_fp32 node 0: nccl.transports is NET/IB/GDRDMA,P2P/IPC in run 1, NET/Socket,P2P/IPC in run 2" ]
+	[ "${lines[14]}" = "- † **NCCL over sockets between nodes**: ngc-pytorch 2n8g_b128_fp32 run 2; ngc-pytorch 4n8g_b128_fp32 runs 1, 2. NCCL's traffic between the nodes went over TCP sockets (NET/Socket), not InfiniBand or RoCE (NET/IB): the figure is not what the interconnect can do (doc/cluster.md)" ]
+	[ "${#lines[@]}" = 15 ]
+	# -s compare: no nccl column, the note all the same
+	run -0 --separate-stderr table -s compare "$T_F/interconnect.tsv"
+	[ "${lines[1]}" = "| node num | device num | NGC PyTorch |" ]
+	[[ "${lines[-1]}" == "- † **NCCL over sockets between nodes**: ngc-pytorch 2n8g_b128_fp32 run 2; "* ]]
+}
+
+@test "json: each case's NCCL networks, transports and runs over sockets; the nodes' topologies and ports" {
+	run -0 table -s json "$T_F/interconnect.tsv"
+	[ "$output" = "$(cat "$T_F/interconnect.json")" ]
+	python3 -c 'import json, sys
+d = json.loads(sys.argv[1])
+r = d["r50"]
+assert "nccl" not in r["1n1g"], r["1n1g"]
+assert r["1n8g"]["nccl"] == {"network": ["IB"], "transports": ["P2P/IPC"], "socket_runs": []}, r["1n8g"]
+assert r["2n8g"]["nccl"] == {"network": ["IB", "Socket"], "transports": ["NET/IB/GDRDMA", "P2P/IPC", "NET/Socket"], "socket_runs": [2]}
+assert r["4n8g"]["nccl"]["socket_runs"] == [1, 2]
+assert d["interconnect"] == {"topology": ["8 GPUs (pairs: 8 NV2, 8 NV1, 12 SYS); mlx5_0 nearest GPU2, GPU3 (PIX)"],
+    "infiniband": ["mlx5_0:1 InfiniBand 100 Gb/sec (4X EDR) ACTIVE", "mlx5_0:1 InfiniBand 100 Gb/sec (4X EDR) DOWN"]}, d["interconnect"]
+e = [o for o in d["environment"] if o["key"] == "4n8g_b128_fp32" and o["run"] == 2 and o["node"] == 1][0]
+assert e["topo.GPU2"] == "NV1,NV2,X,NV2,SYS,SYS,NV1,SYS,PIX" and e["ib.mlx5_0.1.state"] == "1: DOWN", e' "$output"
+}
+
+# nccl_input LINE…: two bench configurations, 1n8g and 2n8g, each run's
+# items the LINEs with KEY and RUN replaced.
+nccl_input() {
+	printf 'bench\t1n8g_b16_fp32\t80.00\t80.00\t79.00\t81.00\t2\t1.00\n'
+	printf 'bench\t2n8g_b16_fp32\t150.00\t150.00\t149.00\t151.00\t2\t1.88\n'
+	for k in 1n8g_b16_fp32 2n8g_b16_fp32; do
+		for r in 1 2; do
+			for l in "$@"; do
+				l=${l//KEY/$k}
+				echo "# env framework=bench key=$k run=$r node=0 ${l//RUN/$r}"
+			done
+		done
+	done
+}
+
+@test "which runs are over sockets: a NET/Socket transport, or, without any over a network, NCCL's Socket network; one node never" {
+	# the network alone (NCCL 2.5's lines without channels): Socket in 2n8g is marked, 1n8g never
+	run -0 --separate-stderr bash -c "$(declare -f nccl_input); nccl_input nccl.net=Socket | table"
+	[ "$(grep '^| 1 | 8 ' <<<"$output")" = "| 1 | 8 | 16 | 80.00 | 1.00 | 2 | 2.5% | network Socket |" ]
+	[ "$(grep '^| 2 | 8 ' <<<"$output")" = "| 2 | 8 | 16 | 150.00 | 1.88 | 2 | 1.3% | network Socket † |" ]
+	[ "${lines[-1]}" = "- † **NCCL over sockets between nodes**: bench 2n8g_b16_fp32 runs 1, 2. NCCL's traffic between the nodes went over TCP sockets (NET/Socket), not InfiniBand or RoCE (NET/IB): the figure is not what the interconnect can do (doc/cluster.md)" ]
+	# the transports say IB: not marked, whatever the network line said
+	run -0 --separate-stderr bash -c "$(declare -f nccl_input); nccl_input nccl.net=Socket nccl.transports=P2P/IPC,NET/IB | table"
+	[ "$(grep '^| 2 | 8 ' <<<"$output")" = "| 2 | 8 | 16 | 150.00 | 1.88 | 2 | 1.3% | P2P/IPC, NET/IB |" ]
+	! grep -q '†' <<<"$output" || false
+	# one run of 2n8g over sockets: that run named
+	run -0 --separate-stderr bash -c "$(declare -f nccl_input); nccl_input nccl.transports=P2P/IPC,NET/IB |
+		sed '/2n8g.* run=2 /s,NET/IB,NET/Socket,' | table"
+	[ "$(grep '^| 2 | 8 ' <<<"$output")" = "| 2 | 8 | 16 | 150.00 | 1.88 | 2 | 1.3% | P2P/IPC, NET/IB, NET/Socket † |" ]
+	[[ "${lines[-1]}" == "- † **NCCL over sockets between nodes**: bench 2n8g_b16_fp32 run 2. "* ]]
+	# no NCCL item at all: no column, no interconnect line
+	run -0 --separate-stderr bash -c "$(declare -f nccl_input); nccl_input hostname=vm | table"
+	[[ "${lines[1]}" == *"| spread |" ]]
+	! grep -q 'interconnect\|nccl\|†' <<<"$output" || false
+}
+
+@test "with our statistics the nccl column comes after noisy and memory, before published" {
+	run -0 --separate-stderr bash -c "$(declare -f nccl_input); { printf '%s\n' \
+		\$'bench\t1n8g_b16_fp32\t80.00\t80.00\t79.00\t81.00\t2\t79.00\t81.00\t1.00\t-\t1.00\t0.00\t1.00' \
+		\$'bench\t2n8g_b16_fp32\t150.00\t150.00\t149.00\t151.00\t2\t149.00\t151.00\t0.50\t-\t1.88\t0.02\t0.94'
+		nccl_input nccl.transports=P2P/CUMEM,NET/Socket | grep '^#'
+		echo '# mem framework=bench key=2n8g_b16_fp32 run=1 node=0 gpu=0 gpu_peak_mib=12565'; } |
+		table -p '$D/ngc-pytorch_amp_b256_dynamic.tsv'"
+	[[ "${lines[1]}" == *"| noisy | memory | nccl | published |" ]]
+	[[ "${lines[2]}" == *"| --- | --- | --- | --- |" ]]
+	[[ "$(grep '^| 2 | 8 ' <<<"$output")" == *"| - | 12565 | P2P/CUMEM, NET/Socket † | - |" ]]
+}
+
+@test "item names short or odd (a, ib.x, topo.) are read as they are, the interconnect from those it knows (found by the fuzz campaign)" {
+	run -0 --separate-stderr table <<<$'b\t1n1g_b1_fp32\t1.00\t1.00\t1.00\t1.00\t1\t1.00
+# env framework=b key=1n1g_b1_fp32 run=1 node=0 a=1
+# env framework=b key=1n1g_b1_fp32 run=1 node=0 ib.x=1
+# env framework=b key=1n1g_b1_fp32 run=1 node=0 topo.=1
+# env framework=b key=1n1g_b1_fp32 run=1 node=0 topo.columns=GPU0,,x
+# env framework=b key=1n1g_b1_fp32 run=1 node=0 ib.y.link_layer=IB
+# env framework=b key=1n1g_b1_fp32 run=1 node=0 ib.y.1.link_layer=Ethernet'
+	[ "${lines[-2]}" = "- versions: a 1" ]
+	[ "${lines[-1]}" = "- interconnect: 1 GPU; InfiniBand ports: y:1 Ethernet" ]
+}
+
+@test "the footer's topology: a NIC by its NIC Legend name, its nearest GPUs; no InfiniBand device said so" {
+	p='framework=b key=1n1g_b1_fp32 run=1 node=0'
+	run -0 --separate-stderr table <<<"$(printf 'b\t1n1g_b1_fp32\t1.00\t1.00\t1.00\t1.00\t1\t1.00\n')
+# env $p topo.columns=GPU0,GPU1,GPU2,GPU3,NIC0,NIC1
+# env $p topo.GPU0=X,NV18,NV18,NV18,PIX,SYS
+# env $p topo.GPU1=NV18,X,NV18,NV18,PIX,SYS
+# env $p topo.GPU2=NV18,NV18,X,NV18,SYS,PXB
+# env $p topo.GPU3=NV18,NV18,NV18,X,SYS,NODE
+# env $p topo.NIC0.name=mlx5_0
+# env $p ib_devices=0"
+	[ "${lines[-1]}" = "- interconnect: 4 GPUs (pairs: 6 NV18); mlx5_0 nearest GPU0, GPU1 (PIX); NIC1 nearest GPU2 (PXB); InfiniBand ports: none" ]
 }
 
 # ---- energy per sample and MFU ----------------------------------------------

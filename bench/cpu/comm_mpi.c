@@ -1,7 +1,8 @@
 /*
  * bench/cpu/comm_mpi.c: comm.h over MPI. Started by a launcher (mpirun sets
- * OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK), it runs MPI; started alone,
- * it is rank 0 of 1 and never touches MPI, so one process needs no launcher.
+ * OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK), it loads MPI (mpi_load.h)
+ * and runs it; started alone, it is rank 0 of 1 and never touches MPI, so
+ * one process needs neither a launcher nor an MPI library.
  * Gradient sums are MPI_Iallreduce in place; MPI_Testall at each start lets
  * earlier buckets progress while backward computes the next.
  */
@@ -9,11 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <mpi.h>
-
 #include "comm.h"
 #include "lib.h"
 #include "mpi_check.h"
+#include "mpi_load.h"
 
 static int on, rank, size = 1, local_rank, local_size = 1, nodes = 1;
 static MPI_Request reqs[COMM_MAX_PENDING];
@@ -23,6 +23,7 @@ void comm_init(int *argc, char ***argv)
 {
 	if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMIX_RANK"))
 		return;
+	mpi_load();
 	MPI_CHECK(MPI_Init(argc, argv));
 	on = 1;
 	MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));

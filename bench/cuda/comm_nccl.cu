@@ -3,8 +3,8 @@
  * and carries the host-side collectives; gradient sums run on NCCL.
  *
  * Started by a launcher (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMI_RANK or
- * PMIX_RANK set) it runs MPI; started alone it is rank 0 of 1 and touches
- * neither MPI nor NCCL. The device of a rank is its local rank modulo the
+ * PMIX_RANK set) it loads MPI (mpi_load.h) and runs it; started alone it is
+ * rank 0 of 1 and touches neither MPI nor NCCL, and needs no MPI library. The device of a rank is its local rank modulo the
  * devices, chosen before MPI_Init when the launcher says the local rank
  * (startup.h's gpu_env_local_rank: a CUDA-aware MPI then opens its context on
  * that GPU, not on GPU 0 in every rank), else after it from an MPI
@@ -30,17 +30,13 @@
 #ifndef BENCH_NO_NCCL
 #include <nccl.h>
 #endif
-/* the C API only: Open MPI's C++ bindings do not compile warning-free */
-#define OMPI_SKIP_MPICXX  1
-#define MPICH_SKIP_MPICXX 1
-#include <mpi.h>
-
 #include <limits.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "internal.h"
 #include "mpi_check.h"
+#include "mpi_load.h"
 
 static struct {
 	int on; /* MPI initialised by us */
@@ -80,6 +76,12 @@ extern "C" void comm_init(int *argc, char ***argv)
 	if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMI_RANK") &&
 	    !getenv("PMIX_RANK"))
 		return;
+	/* The ranks share one stderr: a message goes out as one whole line,
+	 * not in the pieces lib's die prints it in, interleaved with another
+	 * rank's (every rank finds "no CUDA device", or no MPI, at the same
+	 * moment). */
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	mpi_load();
 	/* Before MPI starts: without a device here, bk_init says so later on
 	 * every rank, through MPI_Abort. */
 	int early = gpu_env_local_rank(env_get), nseen = 0;
@@ -88,10 +90,6 @@ extern "C" void comm_init(int *argc, char ***argv)
 		C.device_early = 1;
 	}
 	(void)cudaGetLastError();
-	/* The ranks share one stderr: a message goes out as one whole line,
-	 * not in the pieces lib's die prints it in, interleaved with another
-	 * rank's (every rank finds "no CUDA device" at the same moment). */
-	setvbuf(stderr, NULL, _IOLBF, 0);
 	MPI_CHECK(MPI_Init(argc, argv));
 	C.on = 1;
 	MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));

@@ -13,6 +13,9 @@
  *   folder.c  the tree and the sampler
  *   crop.c    RandomResizedCrop's box and the antialiased bilinear resampler
  *   decode.c  one image: read, decode the crop's region, resample, normalise
+ *   decoder.c its scratch, freed
+ *   jpeg_load.c  libjpeg-turbo, loaded at run time (decode_none.c: a build
+ *             without it, which refuses --data)
  *   loader.c  the threads and the queue
  *   run.c     bench --data-only
  *   synth.c   bin/imagenet-synthetic, the data set anyone can make (a program of its own)
@@ -97,7 +100,14 @@ void srng_seed(srng *r, uint64_t seed, uint64_t stream, uint64_t k);
 double srng_uniform(void *r, double lo, double hi);
 long srng_randint(void *r, long hi);
 
-/* ---- one image (decode.c) ---- */
+/* ---- libjpeg-turbo (jpeg_load.c) ---- */
+
+/* 0 once libjpeg is loaded (the first call loads it, thread-safe); else why
+ * is set and the result is 1 (this bench was built without it: JPEG=0) or
+ * -1 (the library cannot be loaded). */
+int jpeg_load(char *why, size_t n);
+
+/* ---- one image (decode.c; decode_none.c without libjpeg) ---- */
 
 enum { DATA_ERR_MAX = 512 };
 
@@ -125,7 +135,7 @@ typedef struct sample_opts {
  * box (may be NULL) gets the crop (top, left, height, width) and the flip. */
 long decode_sample(decoder *d, const char *path, srng *r, const sample_opts *o, float *out,
 		   int box[5]);
-void decoder_free(decoder *d);
+void decoder_free(decoder *d); /* decoder.c */
 
 /* ---- the loader (loader.c) ---- */
 

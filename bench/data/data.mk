@@ -9,7 +9,7 @@
 #                                   again when N, CLASSES or SEED change
 
 SYNTH_OBJ := $(call objs,bench/data/synth.c bench/data/crop.c)
-DATA_CHECK_OBJ := $(call objs,tests/drivers/data-check.c) $(filter-out %/run.o,$(DATA_OBJ))
+DATA_CHECK_OBJ := $(call objs,tests/drivers/data-check.c bench/dl.c) $(filter-out %/run.o,$(DATA_OBJ))
 $(SYNTH_OBJ) $(call objs,tests/drivers/data-check.c): XCFLAGS := -Ibench
 $(SYNTH_OBJ) $(call objs,tests/drivers/data-check.c): $(OBJ)/.flags-bench
 
@@ -19,7 +19,8 @@ $(BIN)/imagenet-synthetic: $(SYNTH_OBJ) $(LIBDLBENCH) | $(BIN)
 $(BIN)/test-data-check: $(DATA_CHECK_OBJ) $(LIBDLBENCH) | $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(DATA_LIBS) -lm
 
-all: $(BIN)/imagenet-synthetic $(BIN)/test-data-check
+# The generator writes JPEGs with libturbojpeg: not built without libjpeg (JPEG=0).
+all: $(if $(filter 0,$(JPEG)),,$(BIN)/imagenet-synthetic) $(BIN)/test-data-check
 
 N ?= 1000
 CLASSES ?= 10

@@ -13,7 +13,8 @@
  * anything else that is not a whole JPEG is an error naming the file: data
  * that ends early (libjpeg's "Premature end of JPEG file", or no end of image
  * marker at the end of the file, which a decode that stops at the crop would
- * not reach).
+ * not reach). libjpeg is loaded on the first image (jpeg_load.h); a bench
+ * built without it has decode_none.c instead.
  */
 #include <errno.h>
 #include <math.h>
@@ -22,10 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jpeglib.h>
-#include <jerror.h>
-
 #include "data.h"
+#include "jpeg_load.h"
 #include "lib.h"
 
 static const float mean[3] = {0.485f, 0.456f, 0.406f}, stdev[3] = {0.229f, 0.224f, 0.225f};
@@ -229,11 +228,21 @@ static int pick_scale(int h, int w, int size, int scale_min)
 	return k;
 }
 
+/* libjpeg, loaded on the first image (a call after that returns at once). */
+__attribute__((noinline)) static int need_libjpeg(decoder *d, const char *path)
+{
+	char why[DATA_ERR_MAX / 2]; /* room for the path before it */
+	if (jpeg_load(why, sizeof why) == 0)
+		return 0;
+	snprintf(d->err, sizeof d->err, "%s: %s", path, why);
+	return -1;
+}
+
 long decode_sample(decoder *d, const char *path, srng *r, const sample_opts *o, float *out,
 		   int box[5])
 {
 	size_t len;
-	if (read_file(d, path, &len) != 0)
+	if (need_libjpeg(d, path) != 0 || read_file(d, path, &len) != 0)
 		return -1;
 	struct jpeg_decompress_struct cinfo;
 	struct jerr e;
@@ -307,14 +316,4 @@ long decode_sample(decoder *d, const char *path, srng *r, const sample_opts *o, 
 	jpeg_destroy_decompress(&cinfo);
 	resample(d, row_bytes, (int)xoff, ly, rh, (int)cw, ncomp, adobe, o->size, flip, out);
 	return (long)len;
-}
-
-void decoder_free(decoder *d)
-{
-	free(d->file);
-	free(d->pix);
-	free(d->tmp);
-	axis_free(&d->ax);
-	axis_free(&d->ay);
-	*d = (decoder){0};
 }

@@ -102,6 +102,12 @@ static void *worker(void *arg)
 
 loader *loader_open(const loader_config *c)
 {
+	char why[DATA_ERR_MAX];
+	int no_jpeg = jpeg_load(why, sizeof why);
+	if (no_jpeg > 0)
+		die_usage("--data: %s", why);
+	if (no_jpeg < 0)
+		die("--data: %s", why);
 	loader *l = xcalloc(1, sizeof *l);
 	l->c = *c;
 	folder_scan(&l->f, c->dir);

@@ -3,7 +3,8 @@
  * and writes the records, paths.c reads a log's configuration from its
  * path or -k, lines.c splits a log into lines, ranks.c groups the lines of
  * several ranks in one log, meta.c keeps launch's env, mem and energy lines,
- * list.c lists the formats (-l).
+ * nccl.c reads what NCCL chose from the other lines, list.c lists the
+ * formats (-l).
  */
 #ifndef DLBENCH_GREP_ITERS_H
 #define DLBENCH_GREP_ITERS_H
@@ -79,6 +80,30 @@ int meta_keep(struct metalines *ml, const struct input *in, const char *s);
 const char *meta_line(struct metalines *ml, size_t i, const struct input *in, const char *fw,
 		      const char *key, long run, size_t *len);
 void meta_free(struct metalines *ml);
+
+/* ---- what NCCL chose (nccl.c) ------------------------------------------- */
+
+#define NCCL_VALUES 16 /* distinct values of an item kept */
+
+struct ncclset {
+	char *v[NCCL_VALUES];
+	int n, more; /* more: some were not kept */
+};
+/* What a log's lines said: start it {0}, end it with nccl_free. */
+struct nccl {
+	struct ncclset version, net, ib_devs, socket_devs, transports, ibverbs;
+	int ib_using, socket_using; /* a "NET/IB : Using", "NET/Socket : Using" line */
+	char *value, *out;
+	size_t valcap, outcap;
+};
+/* Read a line that is not an iteration line. */
+void nccl_line(struct nccl *nc, const char *s);
+/* Item i (0, 1, … while there is one; NULL after the last) as grep-iters
+ * writes it: "# env framework=<fw> key=<key> run=<run> node=0 <name>=<value>";
+ * *len its length. */
+const char *nccl_out(struct nccl *nc, int i, const char *fw, const char *key, long run,
+		     size_t *len);
+void nccl_free(struct nccl *nc);
 
 /* ---- several ranks in one log (ranks.c) --------------------------------- */
 

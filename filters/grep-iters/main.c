@@ -16,7 +16,8 @@
  * matching line is one record, in file order, numbered as printed.
  * launch's "# env ...", "# mem ..." and "# energy ..." lines follow the
  * log's records, with "framework=<fw> key=<key> run=<run>" before node=
- * (meta.c).
+ * (meta.c), then "# env" lines of what NCCL chose, read from the log's
+ * other lines (nccl.c).
  */
 #include "../filter.h"
 #include "../formats/alias.h"
@@ -49,6 +50,7 @@ struct log {
 	int npending;
 	struct ranks *ranks;   /* a grouped format's lines */
 	struct metalines meta; /* launch's "# env", "# mem" and "# energy" lines */
+	struct nccl nccl;      /* what NCCL chose, from the other lines */
 	const char *fw;        /* the framework and key of the records */
 	char key[KEY_MAX];
 	struct grep *g; /* the call's state */
@@ -295,6 +297,7 @@ static void grep_log(struct grep *g, const char *path)
 			lg.nonempty = 1;
 			if (!(lg.fmt = format_detect(s, &at))) {
 				pend(&lg, s);
+				nccl_line(&lg.nccl, s);
 				continue;
 			}
 			lg.sc.state = xcalloc(1, lg.fmt->state_size);
@@ -304,8 +307,10 @@ static void grep_log(struct grep *g, const char *path)
 			continue;
 		if (!lg.nonempty && *skipb(s))
 			lg.nonempty = 1;
-		if (!(at = format_match(lg.fmt, s)))
+		if (!(at = format_match(lg.fmt, s))) {
+			nccl_line(&lg.nccl, s);
 			continue;
+		}
 		it.itxt.p = it.ts.p = it.step.p = it.rate.p = it.loss.p = NULL;
 		it.epoch = 0;
 		it.stamp = (struct stamp){0};
@@ -329,6 +334,14 @@ static void grep_log(struct grep *g, const char *path)
 		orec(&g->out);
 	}
 	meta_free(&lg.meta);
+	/* then what NCCL chose, as env items of the run (nccl.c) */
+	const char *l;
+	size_t n;
+	for (int i = 0; (l = nccl_out(&lg.nccl, i, lg.fw, lg.key, lg.run, &n)) != NULL; i++) {
+		oput(&g->out, l, n);
+		orec(&g->out);
+	}
+	nccl_free(&lg.nccl);
 	for (int i = 0; i < lg.npending; i++)
 		free(lg.pending[i].text);
 	free(lg.framework);

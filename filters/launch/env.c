@@ -2,10 +2,11 @@
  * env.c — the "# env" lines of a node, written once per node into the log.
  *
  * Reads the items of the machine (machine.c: the system, Open MPI, the
- * GPUs) and of the software (software.c: git, the pipeline's version
- * command -v, the linked libraries), each group gathered in a child
- * process of its own, all at once; writes their lines (items.c) to stdout
- * in group order, all in one write:
+ * GPUs; interconnect.c: the links between the devices) and of the
+ * software (software.c: git, the pipeline's version command -v, the
+ * linked libraries), each group gathered in a child process of its own,
+ * all at once; writes their lines (items.c) to stdout in group order, all
+ * in one write:
  *
  *   # env node=<i> <name>=<value>
  *
@@ -35,9 +36,13 @@ static void group(int g, struct out *o, const char *vcmd, char **cmd, int ncmd)
 		env_gpus(o);
 		break;
 	case 3:
-		env_git(o, cmd, ncmd);
+		env_topology(o);
+		env_infiniband(o);
 		break;
 	case 4:
+		env_git(o, cmd, ncmd);
+		break;
+	case 5:
 		env_libs(o, cmd, ncmd);
 		break;
 	default:
@@ -64,7 +69,7 @@ static int write_all(int fd, const char *p, size_t n)
  * collected in group order. */
 void env_print(long node, const char *vcmd, char **cmd, int ncmd)
 {
-	enum { NGROUPS = 6 };
+	enum { NGROUPS = 7 };
 	struct out o = {NULL, 0, 0, node};
 	int fds[NGROUPS];
 	pid_t pids[NGROUPS];

@@ -12,9 +12,11 @@
  *                exit status
  *   env.c        a node's "# env" lines, its groups of items gathered at once
  *   machine.c    the items of the machine: system, Open MPI, GPUs
+ *   interconnect.c  the items of the links: nvidia-smi topo -m, InfiniBand
  *   software.c   the items of the software: git, -v's versions, libraries
  *   items.c      the item lines, encoded
  *   capture.c    a program's output, bounded in time
+ *   files.c      a file read whole; where a /sys file is (DLBENCH_SYSFS_ROOT)
  *   memory.c     the job's peak memory ("# mem" lines)
  *   energy.c     the node's energy counters, sampled ("# energy" lines)
  *   nvml.c       the GPUs' energy: NVML's counter, nvidia-smi's power.draw
@@ -89,7 +91,8 @@ void command_build(struct job *job);
 int supervise(const struct job *job);
 
 /* env.c: write the node's "# env node=<node> name=value" lines to stdout
- * (one write): the machine, nvidia-smi's GPUs, Open MPI, the git
+ * (one write): the machine, nvidia-smi's GPUs, Open MPI, the links between
+ * the devices (nvidia-smi topo -m, InfiniBand), the git
  * repositories of cmd's files, the libraries its program links, and the
  * "name=value" lines vcmd (sh -c; may be NULL) prints. Never fails; what
  * cannot be read is left out. */
@@ -107,6 +110,11 @@ struct out {
 void env_system(struct out *o);
 void env_openmpi(struct out *o);
 void env_gpus(struct out *o);
+
+/* interconnect.c: the matrix of nvidia-smi topo -m (topo.*), the
+ * InfiniBand devices and ports of /sys/class/infiniband (ib_devices, ib.*). */
+void env_topology(struct out *o);
+void env_infiniband(struct out *o);
 
 /* software.c: git_repo/git_commit/git_dirty of the command's files; the
  * pipeline's version command's name=value lines; the linked libraries'. */

@@ -2,9 +2,10 @@
  * page.c — plot -s page: one self-contained HTML page of a result (no
  * script, no file or address outside it): the table (table's markdown,
  * -t, as HTML), the plot (gnuplot's SVG, -g, inline), the noise marks of
- * each configuration and its runs that failed, the environment the runs
- * recorded, and how the figures were computed (the table's J/sample and
- * MFU % columns, when it has them, among them).
+ * each configuration and its runs that failed, the interconnect (the
+ * nodes' topology and InfiniBand ports, NCCL's transports), the
+ * environment the runs recorded, and how the figures were computed (the
+ * table's J/sample and MFU % columns, when it has them, among them).
  */
 #include "plot.h"
 
@@ -301,6 +302,195 @@ static void environment(const struct plotdata *d)
 	       "marked.</p>\n");
 }
 
+/* ---- the interconnect: launch's topology and InfiniBand items, NCCL's --- */
+
+/* The values of item name, " / " between them; their count. */
+static size_t values_of(const struct plotdata *d, const char *name)
+{
+	size_t first = 0, n = env_find(d, name, &first);
+
+	for (size_t j = first; j < first + n; j++) {
+		fputs(j > first ? " / " : "", stdout);
+		esc(d->env[j].value);
+	}
+	return n;
+}
+
+/* A cell of the values of item name ("bad" when they differ), "-" for none. */
+static void values_cell(const struct plotdata *d, const char *name)
+{
+	size_t first = 0, n = env_find(d, name, &first);
+
+	printf("<td%s>", n > 1 ? " class=\"bad\"" : "");
+	if (!values_of(d, name))
+		putchar('-');
+	printf("</td>");
+}
+
+/* nvidia-smi topo -m's matrix (launch's topo.* items) as a table: a row a
+ * GPU or NIC, NVLink cells marked; 0 when no node recorded one. */
+static int topology(const struct plotdata *d)
+{
+	size_t first = 0, n = env_find(d, "topo.columns", &first), nc = 1;
+	char name[160];
+
+	if (n == 0)
+		return 0;
+	if (n > 1) {
+		printf("<p>The nodes' topologies differ (");
+		values_of(d, "topo.columns");
+		printf("): each node's rows are among the environment's items (topo.*).</p>\n");
+		return 1;
+	}
+	char *cols = xstrdup(d->env[first].value);
+	for (const char *p = cols; (p = strchr(p, ',')); p++)
+		nc++;
+	char **col = xmalloc(nc * sizeof *col);
+	col[0] = cols;
+	for (size_t k = 1; k < nc; k++) {
+		col[k] = strchr(col[k - 1], ',') + 1;
+		col[k][-1] = '\0';
+	}
+	printf("<table class=\"topo\">\n<tr><th></th>");
+	for (size_t k = 0; k < nc; k++) {
+		printf("<th>");
+		esc(col[k]);
+		printf("</th>");
+	}
+	printf("<th>CPU affinity</th><th>NUMA affinity</th></tr>\n");
+	for (size_t k = 0; k < nc; k++) {
+		size_t rf = 0, rn;
+		printf("<tr><td>");
+		esc(col[k]);
+		snprintf(name, sizeof name, "topo.%s.name", col[k]);
+		if (env_find(d, name, &rf)) { /* the NIC Legend's name */
+			printf(" (");
+			values_of(d, name);
+			putchar(')');
+		}
+		printf("</td>");
+		snprintf(name, sizeof name, "topo.%s", col[k]);
+		if ((rn = env_find(d, name, &rf)) != 1) {
+			printf("<td colspan=\"%zu\"%s>%s</td>", nc, rn ? " class=\"bad\"" : "",
+			       rn ? "differs between nodes" : "-");
+		} else {
+			char *cells = xstrdup(d->env[rf].value);
+			for (char *c = cells, *e; c; c = e) {
+				if ((e = strchr(c, ',')))
+					*e++ = '\0';
+				printf("<td%s>", !strncmp(c, "NV", 2) ? " class=\"nv\"" : "");
+				esc(c);
+				printf("</td>");
+			}
+			free(cells);
+		}
+		snprintf(name, sizeof name, "topo.%s.cpu_affinity", col[k]);
+		values_cell(d, name);
+		snprintf(name, sizeof name, "topo.%s.numa_affinity", col[k]);
+		values_cell(d, name);
+		printf("</tr>\n");
+	}
+	printf("</table>\n<p>nvidia-smi's legend: X itself; NV# a bonded set of # NVLinks; PIX "
+	       "at most one PCIe bridge; PXB several PCIe bridges; PHB a PCIe host bridge (the "
+	       "CPU); NODE PCIe host bridges within a NUMA node; SYS across NUMA nodes (QPI/UPI)."
+	       "</p>\n");
+	free(col);
+	free(cols);
+	return 1;
+}
+
+/* The ports of /sys/class/infiniband (launch's ib.* items), a row each;
+ * 0 when no node recorded the class. */
+static int infiniband(const struct plotdata *d)
+{
+	static const char *const fields[] = {"link_layer", "rate", "state", "phys_state"};
+	size_t first = 0, ndev = env_find(d, "ib_devices", &first);
+	char port[128], name[160];
+	int ports = 0;
+
+	for (size_t i = 0; i < d->nenv; i++) {
+		const char *s = d->env[i].name;
+		size_t len = strlen(s);
+		/* ib.<dev>.<port>.link_layer: a port, once however many values */
+		if (strncmp(s, "ib.", 3) || len < 15 || strcmp(s + len - 11, ".link_layer") ||
+		    (i && !strcmp(d->env[i - 1].name, s)) || len - 14 >= sizeof port)
+			continue;
+		memcpy(port, s + 3, len - 14);
+		port[len - 14] = '\0';
+		char *dot = strrchr(port, '.');
+		if (!dot)
+			continue;
+		if (!ports++)
+			printf("<table>\n<tr><th>port</th><th>link layer</th><th>rate</th><th>state</th>"
+			       "<th>physical state</th><th>adapter</th><th>firmware</th></tr>\n");
+		*dot = ':';
+		printf("<tr><td>");
+		esc(port);
+		printf("</td>");
+		*dot = '.';
+		for (int f = 0; f < 4; f++) {
+			snprintf(name, sizeof name, "ib.%s.%s", port, fields[f]);
+			values_cell(d, name);
+		}
+		*dot = '\0';
+		snprintf(name, sizeof name, "ib.%s.hca_type", port);
+		values_cell(d, name);
+		snprintf(name, sizeof name, "ib.%s.fw_ver", port);
+		values_cell(d, name);
+		printf("</tr>\n");
+	}
+	if (ports)
+		printf("</table>\n");
+	else if (ndev) {
+		printf("<p>InfiniBand devices: ");
+		values_of(d, "ib_devices");
+		printf(", no port read (/sys/class/infiniband).</p>\n");
+	}
+	return ports || ndev;
+}
+
+/* What NCCL chose (grep-iters' nccl.* items): each value and the runs that
+ * gave it; 0 when no run had NCCL's lines. */
+static int nccl(const struct plotdata *d)
+{
+	static const char *const items[][2] = {{"nccl.version", "version"},
+					       {"nccl.net", "network"},
+					       {"nccl.net_devices", "devices"},
+					       {"nccl.transports", "transports"},
+					       {"libibverbs.warning", "libibverbs"}};
+	int k = 0;
+
+	for (size_t i = 0; i < sizeof items / sizeof *items; i++) {
+		size_t first = 0, n = env_find(d, items[i][0], &first);
+		for (size_t j = first; j < first + n; j++) {
+			printf("%s<tr><td>%s</td><td>",
+			       k++ ? ""
+				   : "<table>\n<tr><th>NCCL</th><th>value"
+				     "</th><th>runs</th></tr>\n",
+			       items[i][1]);
+			esc(d->env[j].value);
+			printf("</td><td>%ld</td></tr>\n", d->env[j].count);
+		}
+	}
+	if (k)
+		printf("</table>\n<p>From NCCL's own lines in the logs (NCCL_DEBUG=INFO): the "
+		       "network it used between nodes and the transport of each connection. Per "
+		       "configuration: the table's nccl column, where † marks a configuration of more "
+		       "than one node whose NCCL traffic went over TCP sockets (NET/Socket).</p>\n");
+	return k;
+}
+
+static void interconnect(const struct plotdata *d)
+{
+	int any = topology(d);
+
+	any |= infiniband(d);
+	any |= nccl(d);
+	if (!any)
+		printf("<p>No interconnect recorded: no nvidia-smi topo -m, no "
+		       "/sys/class/infiniband, no NCCL lines in the logs.</p>\n");
+}
+
 /* The table's energy and MFU columns, when it has them (cols). */
 static void method_columns(int cols)
 {
@@ -359,6 +549,7 @@ void page_write(const struct plotdata *d, const char *title, const char *table_m
 	       ".bad { color: #a00; font-weight: bold; }\n"
 	       "svg { max-width: 100%%; height: auto; }\n"
 	       "#environment td { text-align: left; }\n"
+	       "td.nv { background: #e6eefa; }\n"
 	       "</style>\n</head>\n<body>\n<h1>");
 	esc(title);
 	printf("</h1>\n<section id=\"table\">\n<h2>Table</h2>\n");
@@ -367,6 +558,8 @@ void page_write(const struct plotdata *d, const char *title, const char *table_m
 	svg_inline(svg);
 	printf("</section>\n<section id=\"noise\">\n<h2>Noise</h2>\n");
 	noise(d);
+	printf("</section>\n<section id=\"interconnect\">\n<h2>Interconnect</h2>\n");
+	interconnect(d);
 	printf("</section>\n<section id=\"environment\">\n<h2>Environment</h2>\n");
 	environment(d);
 	printf("</section>\n<section id=\"method\">\n<h2>How the figures were computed</h2>\n");

@@ -15,10 +15,10 @@ const char *columns_tail(const struct table *st, const char *before, int rule, c
 {
 	snprintf(buf, size, "%s%s%s", before,
 		 !st->energy.n ? ""
-		 : rule	       ? " --- |"
+		 : rule        ? " --- |"
 			       : " J/sample |",
 		 !st->mfu.shown ? ""
-		 : rule		? " --- |"
+		 : rule         ? " --- |"
 				: " MFU % |");
 	return buf;
 }

@@ -20,12 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An env line as read (lib/meta.c parses it). */
-struct envline {
-	char *fw, *key, *name, *value; /* value decoded */
-	long run, node;
-};
-
 /* Names whose values change from run to run by nature: not compared. */
 static const char *const volatile_names[] = {"hostname", "load1",     "load5",
 					     "load15",   "git_dirty", NULL};
@@ -53,6 +47,7 @@ int env_read(struct env *env, const struct input *in)
 		e->value = xstrdup(m.item[0].value);
 		e->run = m.run;
 		e->node = m.node;
+		env->nccl |= !strcmp(e->name, "nccl.transports") || !strcmp(e->name, "nccl.net");
 	} else if (kind == META_MEM) {
 		mem_add(env, m.framework, m.key, m.peak_gpu, m.peak_mib);
 	}
@@ -179,6 +174,137 @@ static const char *setting_name(const char *name)
 	return NULL;
 }
 
+/* s as text of one markdown line (a control byte as a blank) and, in a
+ * table's cell, no '|'. */
+static void md_put(const char *s, int cell)
+{
+	for (; *s; s++)
+		putchar((unsigned char)*s < ' ' || (cell && *s == '|') ? ' ' : *s);
+}
+
+/* The distinct summaries of a part of the nodes (interconnect.c: 0 the
+ * topology, 1 the InfiniBand ports), each once, in *out (malloc'd, each
+ * and the array); their count. */
+static size_t node_summaries(struct env *env, int part, char ***out)
+{
+	struct hash seen = {0};
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
+	for (size_t id = 0; id < env->objects.n; id++) {
+		char *s = ic_node(env, id, part);
+		hkey_start(&env->hk);
+		hkey_str(&env->hk, s);
+		if (*s && hash_intern(&seen, &env->hk, n) == n) {
+			*out = xgrow(*out, &cap, n + 1, sizeof **out);
+			(*out)[n++] = s;
+		} else {
+			free(s);
+		}
+	}
+	hash_free(&seen);
+	return n;
+}
+
+static void free_strings(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* "- interconnect: <the nodes' topologies> / …; InfiniBand ports: <their
+ * ports> / …" and "- nccl: network …, devices …, libibverbs: …" (what no
+ * configuration's nccl cell says). */
+static void interconnect_lines(struct env *env)
+{
+	static const char *const nccl[][2] = {{"nccl.net", "network "},
+					      {"nccl.net_devices", "devices "},
+					      {"libibverbs.warning", "libibverbs: "}};
+	int k = 0;
+
+	for (int part = 0; part < 2; part++) {
+		char **sum;
+		size_t n = node_summaries(env, part, &sum);
+		for (size_t i = 0; i < n; i++) {
+			fputs(i ? " / " : k++ ? "; " : "- interconnect: ", stdout);
+			fputs(part && !i ? "InfiniBand ports: " : "", stdout);
+			md_put(sum[i], 0);
+		}
+		free_strings(sum, n);
+	}
+	if (k)
+		putchar('\n');
+	k = 0;
+	for (size_t i = 0; i < sizeof nccl / sizeof *nccl; i++)
+		if (name_id(env, nccl[i][0]) != HASH_NONE) {
+			fputs(k++ ? ", " : "- nccl: ", stdout);
+			values(env, nccl[i][0], nccl[i][1]);
+		}
+	if (k)
+		putchar('\n');
+}
+
+/* The configuration (case) of fw and key, or HASH_NONE. */
+static size_t case_id(struct env *env, const char *fw, const char *key)
+{
+	hkey_start(&env->hk);
+	hkey_str(&env->hk, fw);
+	hkey_str(&env->hk, key);
+	return hash_find(&env->cases.index, &env->hk);
+}
+
+void env_nccl_cell(struct env *env, const char *fw, const char *key)
+{
+	struct ic_nccl nc;
+	size_t id;
+
+	if (!env->nccl)
+		return;
+	index_items(env);
+	if ((id = case_id(env, fw, key)) == HASH_NONE) {
+		printf(" - |");
+		return;
+	}
+	ic_nccl(env, id, &nc);
+	putchar(' ');
+	for (size_t i = 0; i < nc.ntransports; i++) {
+		fputs(i ? ", " : "", stdout);
+		md_put(nc.transports[i], 1);
+	}
+	for (size_t i = 0; !nc.ntransports && i < nc.nnetworks; i++) {
+		fputs(i ? ", " : "network ", stdout);
+		md_put(nc.networks[i], 1);
+	}
+	printf("%s%s |", nc.any ? "" : "-", nc.nsocket ? " †" : "");
+	ic_nccl_free(&nc);
+}
+
+/* "- † **NCCL over sockets between nodes**: <fw> <key> runs …; …", the
+ * note of the nccl cells marked †. */
+static void sockets_note(struct env *env)
+{
+	struct ic_nccl nc;
+	int k = 0;
+
+	for (size_t id = 0; id < env->cases.n; id++) {
+		ic_nccl(env, id, &nc);
+		if (nc.nsocket) {
+			const struct envline *e = &env->items[env->cases.first[id]];
+			printf("%s%s %s run%s",
+			       k++ ? "; " : "- † **NCCL over sockets between nodes**: ", e->fw,
+			       e->key, nc.nsocket > 1 ? "s" : "");
+			for (size_t r = 0; r < nc.nsocket; r++)
+				printf("%s%ld", r ? ", " : " ", nc.socket_runs[r]);
+		}
+		ic_nccl_free(&nc);
+	}
+	if (k)
+		printf(". NCCL's traffic between the nodes went over TCP sockets (NET/Socket), not "
+		       "InfiniBand or RoCE (NET/IB): the figure is not what the interconnect can "
+		       "do (doc/cluster.md)\n");
+}
+
 void env_footer(struct env *env)
 {
 	size_t other;
@@ -198,7 +324,7 @@ void env_footer(struct env *env)
 		k = 0;
 		for (size_t id = 0; id < env->names.n; id++) { /* in the order first met */
 			const char *name = env->items[env->names.first[id]].name;
-			if (on_machine_line(name) || is_volatile(name) ||
+			if (on_machine_line(name) || is_volatile(name) || ic_is_item(name) ||
 			    (setting_name(name) != NULL) != settings)
 				continue;
 			printf("%s%s ",
@@ -210,6 +336,7 @@ void env_footer(struct env *env)
 		}
 	}
 	putchar('\n');
+	interconnect_lines(env);
 	for (size_t i = 0; i < env->nitems; i++)
 		if (differs(env, i, &other)) {
 			const struct envline *e = &env->items[i], *o = &env->items[other];
@@ -217,6 +344,7 @@ void env_footer(struct env *env)
 			       "run %ld\n",
 			       e->fw, e->key, e->node, e->name, e->value, e->run, o->value, o->run);
 		}
+	sockets_note(env);
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
@@ -270,6 +398,35 @@ const char *env_value(struct env *env, const char *fw, const char *key, const ch
 	return NULL;
 }
 
+/* before, then "\"<name>\": [s, …]" of n strings. */
+static void json_strings(const char *before, const char *name, char *const *v, size_t n)
+{
+	printf("%s\"%s\": [", before, name);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ", " : "", stdout);
+		json_string(v[i]);
+	}
+	putchar(']');
+}
+
+/* A case's ", \"nccl\": {\"network\": [...], \"transports\": [...],
+ * \"socket_runs\": [...]}" when it has NCCL items. */
+static void json_nccl(struct env *env, size_t id)
+{
+	struct ic_nccl nc;
+
+	ic_nccl(env, id, &nc);
+	if (nc.any) {
+		json_strings(", \"nccl\": {", "network", nc.networks, nc.nnetworks);
+		json_strings(", ", "transports", nc.transports, nc.ntransports);
+		printf(", \"socket_runs\": [");
+		for (size_t r = 0; r < nc.nsocket; r++)
+			printf("%s%ld", r ? ", " : "", nc.socket_runs[r]);
+		printf("]}");
+	}
+	ic_nccl_free(&nc);
+}
+
 void env_json_case(struct env *env, const char *fw, const char *key)
 {
 	long m = env_memory(env, fw, key);
@@ -291,6 +448,8 @@ void env_json_case(struct env *env, const char *fw, const char *key)
 		}
 	if (k)
 		putchar(']');
+	if (id != HASH_NONE)
+		json_nccl(env, id);
 }
 
 void env_json(struct env *env)
@@ -316,4 +475,15 @@ void env_json(struct env *env)
 		putchar('}');
 	}
 	putchar(']');
+	int k = 0;
+	for (int part = 0; part < 2; part++) {
+		char **sum;
+		size_t n = node_summaries(env, part, &sum);
+		if (n)
+			json_strings(k++ ? ", " : ", \"interconnect\": {",
+				     part ? "infiniband" : "topology", sum, n);
+		free_strings(sum, n);
+	}
+	if (k)
+		putchar('}');
 }

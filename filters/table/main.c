@@ -220,6 +220,7 @@ static void scaling(struct table *st)
 			failed_cell(&st->fails, r->framework, r->keytext);
 			columns_cells(st, r);
 			env_memory_cell(&st->env, r->framework, r->keytext);
+			env_nccl_cell(&st->env, r->framework, r->keytext);
 			if (published)
 				pubcols_cells(&st->pub, r->framework, r->keytext, decimals);
 			putchar('\n');
@@ -397,10 +398,11 @@ int filter_run(int argc, char **argv)
 		"      speedup [speedup_pm efficiency]  (speedup's output; # env, # mem, # energy)\n"
 		"  scaling: per framework, batch, precision; rows in ladder order:\n"
 		"    | node_num | gpu_num_per_node | batch_size_per_device | samples/s "
-		"| speedup | n | spread |[ memory |][ published |]\n"
+		"| speedup | n | spread |[ memory |][ nccl |][ published |]\n"
 		"    with the interval fields: samples/s | ± | speedup | ± | efficiency | n\n"
 		"    | spread | cv | noisy |; a failed runs column and OOM, failed or timeout\n"
-		"    rows with # outcome lines; then a footer of machine, versions, settings\n"
+		"    rows with # outcome lines; then a footer of machine, versions, settings,\n"
+		"    interconnect (nccl: NCCL's transports, † over sockets between nodes)\n"
 		"  compare: per batch, precision: | node num | device num | <framework> ... |\n"
 		"  json: {\"r50\": {\"<N>n<G>g\": {...}, ...}}, cases in ladder order, one line\n"
 		"  J/sample (# energy lines) and MFU % (-P a device's peak, -r bin/perf-roof's\n"

@@ -1,7 +1,8 @@
 /*
  * mem.c — table's memory column: the peaks of launch's "# mem" lines
  * (env.c reads them) per configuration, found in a hash table; the column
- * is shown when any was read.
+ * is shown when any was read. And the columns after the figures: memory,
+ * nccl (env.c), published.
  */
 #include "env.h"
 
@@ -58,11 +59,17 @@ void env_memory_cell(struct env *env, const char *fw, const char *key)
 
 const char *env_tail(const struct env *env, int published, int rule)
 {
-	static const char *const t[2][2][3] = {
+	/* the header's names, [memory][nccl][published] */
+	static const char *const names[2][2][3] = {
 		{{"", " published |", " published | published memory |"},
-		 {" memory |", " memory | published |",
-		  " memory | published | published memory |"}},
-		{{"", " --- |", " --- | --- |"}, {" --- |", " --- | --- |", " --- | --- | --- |"}}};
+		 {" nccl |", " nccl | published |", " nccl | published | published memory |"}},
+		{{" memory |", " memory | published |", " memory | published | published memory |"},
+		 {" memory | nccl |", " memory | nccl | published |",
+		  " memory | nccl | published | published memory |"}}};
+	static const char *const rules[] = {"", " --- |", " --- | --- |", " --- | --- | --- |",
+					    " --- | --- | --- | --- |"};
+	int mem = env->nmems > 0, nccl = env->nccl != 0;
+	int pub = published < 0 ? 0 : published > 2 ? 2 : published;
 
-	return t[rule != 0][env->nmems > 0][published < 0 ? 0 : published > 2 ? 2 : published];
+	return rule ? rules[mem + nccl + pub] : names[mem][nccl][pub];
 }

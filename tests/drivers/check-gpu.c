@@ -5,6 +5,9 @@
  *   check-gpu-compare devices
  *	lists the CUDA devices on stdout; "check-gpu-compare: no CUDA device"
  *	on stderr and exit 1 when the runtime reports an error or none.
+ *   check-gpu-compare versions
+ *	the driver's and the CUDA libraries' versions as loaded, and their
+ *	files (check-gpu-versions.c); exit 1 on a cuDNN older than the headers.
  *   check-gpu-compare compare [-g scale] precision refdir testdir
  *	reads two `bench --export` directories (doc/correctness.md): refdir from
  *	the CPU backend in fp32, testdir from the GPU backend in 'precision',
@@ -282,16 +285,20 @@ static int compare(int argc, char **argv)
 	return bad;
 }
 
+int gpu_versions(void); /* check-gpu-versions.c */
+
 int main(int argc, char **argv)
 {
 	int rc;
 
 	progname = "check-gpu-compare";
-	usage_text = "check-gpu-compare devices\n"
+	usage_text = "check-gpu-compare devices | versions\n"
 		     "       check-gpu-compare compare [-g scale] fp32|tf32|amp|bf16 refdir "
 		     "testdir";
 	if (argc == 2 && strcmp(argv[1], "devices") == 0)
 		rc = devices();
+	else if (argc == 2 && strcmp(argv[1], "versions") == 0)
+		rc = gpu_versions();
 	else if (argc >= 2 && strcmp(argv[1], "compare") == 0)
 		rc = compare(argc - 2, argv + 2);
 	else
