@@ -45,6 +45,9 @@ line each, in the form of launch's environment lines (doc/formats.md):
     # env node=0 setting.allocator=jemalloc
     # env node=0 setting.malloc_conf=dirty_decay_ms:-1,muzzy_decay_ms:-1
 
+and then the FLOP of a training sample as counted by forward hooks
+(train_flop), for the tables' MFU column: "# env node=0 flop_per_sample=N".
+
 Run it with /usr/bin/python3 (Debian's torch), or the python3 of a PyTorch venv.
 """
 import argparse
@@ -222,7 +225,7 @@ def train_flop(torch, model, image):
              if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear))]
     model.eval()
     with torch.no_grad():
-        model(torch.zeros(1, 3, image, image))
+        model(torch.zeros(1, 3, image, image, device=next(model.parameters()).device))
     model.train()
     for h in hooks:
         h.remove()
@@ -343,6 +346,7 @@ def train_cuda(args, torch, dist, F, torchvision, rank, world, lrank, lsize):
     torch.manual_seed(args.seed + rank)
     fmt = torch.channels_last if args.layout == "channels_last" else torch.contiguous_format
     model = torchvision.models.resnet50(num_classes=args.classes).to(dev, memory_format=fmt)
+    flop = train_flop(torch, model, args.image) if rank == 0 else 0
     model.train()
     x = torch.randn(args.batch, 3, args.image, args.image, device=dev).to(memory_format=fmt)
     y = torch.randint(0, args.classes, (args.batch,), device=dev)
@@ -381,6 +385,7 @@ def train_cuda(args, torch, dist, F, torchvision, rank, world, lrank, lsize):
                     ("cudnn", torch.backends.cudnn.version()))
         for k, v in settings:
             print(f"# env node=0 setting.{k}={meta(v)}")
+        print(f"# env node=0 flop_per_sample={flop}")
         sys.stdout.flush()
         print(f"{PROG}: torch {torch.__version__} on {torch.cuda.get_device_name(dev)}, "
               f"{args.precision}, {args.layout}, {world} process(es)", file=sys.stderr)
