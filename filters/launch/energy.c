@@ -104,8 +104,8 @@ struct energywatch *energy_start(void)
 {
 	struct energywatch *e = xcalloc(1, sizeof *e);
 
-	e->smi = -1;
-	e->smi_fd = -1;
+	e->smi.pid = -1;
+	e->smi.fd = -1;
 	e->every = ENERGY_S;
 	gpu_open(e);
 	rapl_open(e);
@@ -147,6 +147,11 @@ static void reason(const struct energywatch *e, char *enc)
 		 "RAPL (%s)%s",
 		 e->nvml_why, e->rapl_why, virtual_machine() ? "; a virtual machine" : "");
 	meta_encode(enc, why, strlen(why));
+}
+
+pid_t energy_pid(const struct energywatch *e)
+{
+	return e->smi.pid;
 }
 
 void energy_print(struct energywatch *e, long node)

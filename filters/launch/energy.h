@@ -53,11 +53,9 @@ struct energywatch {
 	void *lib;          /* libnvidia-ml.so.1 */
 	nvml_energy_fn energy;
 	nvml_void_fn shutdown;
-	unsigned ngpus; /* the GPUs NVML sees */
-	pid_t smi;      /* nvidia-smi's power.draw, or -1 */
-	int smi_fd;
-	char smibuf[512];
-	size_t smilen;
+	unsigned ngpus;       /* the GPUs NVML sees */
+	struct smistream smi; /* nvidia-smi's power.draw */
+	double smi_t;         /* when its lines being read were read */
 	char nvml_why[160], rapl_why[160];
 };
 

@@ -16,11 +16,11 @@
  *   software.c   the items of the software: git, -v's versions, libraries
  *   items.c      the item lines, encoded
  *   capture.c    a program's output, bounded in time
- *   files.c      a file read whole; where a /sys file is (DLBENCH_SYSFS_ROOT)
  *   memory.c     the job's peak memory ("# mem" lines)
  *   energy.c     the node's energy counters, sampled ("# energy" lines)
  *   nvml.c       the GPUs' energy: NVML's counter, nvidia-smi's power.draw
  *   rapl.c       the CPUs' energy: RAPL's counters (energy.h: what the three share)
+ *   smi.c        nvidia-smi beside the job, its lines as they come
  *   files.c      a file read whole; where a /sys file is (DLBENCH_SYSFS_ROOT)
  *   signals.c    the signals taken while waiting for a child
  *   proctree.c   the processes below this one
@@ -155,15 +155,29 @@ struct energywatch *energy_start(void);
 void energy_sample(struct energywatch *e);
 void energy_stop(struct energywatch *e);
 void energy_print(struct energywatch *e, long node);
+/* The pid of its nvidia-smi, or -1 (not the job's: its memory is not). */
+pid_t energy_pid(const struct energywatch *e);
+
+/* smi.c: nvidia-smi run beside the job (pid -1: none; fd -1: its output
+ * ended). smi_start: argv started, stdout into s; smi_lines: each whole
+ * line read so far to line(ctx, text), without waiting; smi_kill: stopped
+ * (its lines so far stay readable); smi_close: its pipe closed. */
+struct smistream {
+	pid_t pid;
+	int fd;
+	char buf[512];
+	size_t len;
+};
+void smi_start(struct smistream *s, char *const argv[]);
+void smi_lines(struct smistream *s, void (*line)(void *ctx, char *text), void *ctx);
+void smi_kill(struct smistream *s);
+void smi_close(struct smistream *s);
 
 /* memory.c: the peak memory of the processes below this one, sampled. */
 struct memwatch {
 	long rss_peak_kib;
-	long seen; /* samples that found the job's processes */
-	pid_t smi; /* nvidia-smi -lms, or -1 */
-	int smi_fd;
-	char smibuf[512];
-	size_t smilen;
+	long seen;                  /* samples that found the job's processes */
+	struct smistream smi;       /* nvidia-smi -lms: memory.used */
 	long *gpu_peak, ngpu;       /* MiB per device index */
 	struct energywatch *energy; /* the node's energy (gpus), or NULL */
 };

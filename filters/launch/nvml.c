@@ -12,15 +12,8 @@
 #include "energy.h"
 
 #include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #define SMI_MS "100"
 
@@ -93,47 +86,12 @@ static struct eseries *smi_series(struct energywatch *e, long k)
 	return s;
 }
 
-/* Start nvidia-smi printing "index, power.draw" every SMI_MS ms. */
-static void smi_start(struct energywatch *e)
-{
-	int fds[2];
-
-	if (pipe(fds) != 0)
-		return;
-	if ((e->smi = fork()) < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		e->smi = -1;
-		return;
-	}
-	if (e->smi == 0) {
-		sigset_t none;
-		int null = open("/dev/null", O_RDWR);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-#ifdef __linux__
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
-		close(fds[0]);
-		dup2(fds[1], STDOUT_FILENO);
-		if (null >= 0) {
-			dup2(null, STDIN_FILENO);
-			dup2(null, STDERR_FILENO);
-		}
-		execlp("nvidia-smi", "nvidia-smi", "--query-gpu=index,power.draw",
-		       "--format=csv,noheader,nounits", "--loop-ms=" SMI_MS, (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	fcntl(fds[0], F_SETFL, O_NONBLOCK);
-	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-	e->smi_fd = fds[0];
-}
-
 /* One "index, watts" line read at time t: the GPU's energy so far grows
  * by the trapezoid since its last reading. NVML's GPUs are not touched. */
-static void smi_line(struct energywatch *e, const char *line, double t)
+static void smi_line(void *ctx, char *line)
 {
+	struct energywatch *e = ctx;
+	double t = e->smi_t;
 	char *end;
 	long k = strtol(line, &end, 10);
 	double w;
@@ -156,30 +114,8 @@ static void smi_line(struct energywatch *e, const char *line, double t)
 
 void gpu_read(struct energywatch *e)
 {
-	double t = wall_s();
-
-	for (ssize_t r; e->smi_fd >= 0;) {
-		size_t room = sizeof e->smibuf - 1 - e->smilen;
-		if ((r = read(e->smi_fd, e->smibuf + e->smilen, room)) <= 0) {
-			if (r == 0 || errno != EAGAIN) {
-				close(e->smi_fd);
-				e->smi_fd = -1;
-			}
-			break;
-		}
-		e->smilen += (size_t)r;
-		e->smibuf[e->smilen] = '\0';
-		char *line = e->smibuf, *nl;
-		while ((nl = strchr(line, '\n'))) {
-			*nl = '\0';
-			smi_line(e, line, t);
-			line = nl + 1;
-		}
-		e->smilen -= (size_t)(line - e->smibuf);
-		memmove(e->smibuf, line, e->smilen);
-		if (e->smilen == sizeof e->smibuf - 1)
-			e->smilen = 0; /* a line this long is not nvidia-smi's */
-	}
+	e->smi_t = wall_s();
+	smi_lines(&e->smi, smi_line, e);
 }
 
 double nvml_joules(struct energywatch *e, const struct eseries *s)
@@ -191,24 +127,19 @@ double nvml_joules(struct energywatch *e, const struct eseries *s)
 
 void gpu_open(struct energywatch *e)
 {
+	static char *const av[] = {"nvidia-smi", "--query-gpu=index,power.draw",
+				   "--format=csv,noheader,nounits", "--loop-ms=" SMI_MS, NULL};
+
 	nvml_open(e);
 	if (!e->lib || e->n < e->ngpus) /* nvidia-smi for the GPUs NVML gives no counter */
-		smi_start(e);
+		smi_start(&e->smi, av);
 }
 
 void gpu_close(struct energywatch *e)
 {
-	int st;
-
-	if (e->smi > 0 && waitpid(e->smi, &st, WNOHANG) == 0) {
-		kill(e->smi, SIGKILL);
-		waitpid(e->smi, &st, 0);
-	}
-	e->smi = -1;
+	smi_kill(&e->smi);
 	gpu_read(e);
-	if (e->smi_fd >= 0)
-		close(e->smi_fd);
-	e->smi_fd = -1;
+	smi_close(&e->smi);
 }
 
 void gpu_release(struct energywatch *e)
