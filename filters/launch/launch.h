@@ -15,12 +15,12 @@
  *   interconnect.c  the items of the links: nvidia-smi topo -m, InfiniBand
  *   software.c   the items of the software: git, -v's versions, libraries
  *   items.c      the item lines, encoded
- *   capture.c    a program's output, bounded in time
  *   memory.c     the job's peak memory ("# mem" lines)
  *   energy.c     the node's energy counters, sampled ("# energy" lines)
  *   nvml.c       the GPUs' energy: NVML's counter, nvidia-smi's power.draw
  *   rapl.c       the CPUs' energy: RAPL's counters (energy.h: what the three share)
  *   smi.c        nvidia-smi beside the job, its lines as they come
+ *   capture.c    a program's output, bounded in time; a child's standard files
  *   files.c      a file read whole; where a /sys file is (DLBENCH_SYSFS_ROOT)
  *   signals.c    the signals taken while waiting for a child
  *   proctree.c   the processes below this one
@@ -135,6 +135,9 @@ void items(struct out *o, const char *name, const char *val);
  * else -1 (it is killed then); partial: the whole lines it wrote, however
  * it ended. */
 ssize_t run_capture(char *const argv[], char *buf, size_t size, int partial);
+/* In a child about to exec: signals unblocked, stdout to out, stdin and
+ * stderr /dev/null. */
+void child_stdio(int out);
 
 /* files.c: the whole file (at most size - 1 bytes, NUL-terminated), or -1.
  * sys_path: where the sysfs file path ("/sys/...") is read: under

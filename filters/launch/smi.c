@@ -37,19 +37,11 @@ void smi_start(struct smistream *s, char *const argv[])
 		return;
 	}
 	if (s->pid == 0) {
-		sigset_t none;
-		int null = open("/dev/null", O_RDWR);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
 #ifdef __linux__
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 #endif
 		close(fds[0]);
-		dup2(fds[1], STDOUT_FILENO);
-		if (null >= 0) {
-			dup2(null, STDIN_FILENO);
-			dup2(null, STDERR_FILENO);
-		}
+		child_stdio(fds[1]);
 		execvp(argv[0], argv);
 		_exit(127);
 	}
