@@ -63,11 +63,14 @@ shq = '$(subst ','\'',$(1))'
 # unless given), which holds TEXT. The file is compared with TEXT as make
 # reads this Makefile: only when they differ is it rewritten and what
 # depends on it made again, so make -n shows only what a make would do.
+# TEXT is kept in track_text_NAME before it is compared: a comma in it
+# (nvcc's -Xcompiler -Wall,-Wextra) would split a function's arguments.
 track_same = $(and $(findstring x$(1),x$(2)),$(findstring x$(2),x$(1)))
 define track_flags
-$(or $(3),$(OBJ))/.flags-$(1):$(if $(call track_same,$(strip $(2)),$(if \
-	$(wildcard $(or $(3),$(OBJ))/.flags-$(1)),$(file <$(or $(3),$(OBJ))/.flags-$(1)))),, FORCE)
-	@mkdir -p $$(@D); printf '%s\n' $(call shq,$(strip $(2))) > $$@
+track_text_$(1) := $(strip $(2))
+$(or $(3),$(OBJ))/.flags-$(1):$$(if $$(call track_same,$$(track_text_$(1)),$$(if \
+	$$(wildcard $(or $(3),$(OBJ))/.flags-$(1)),$$(file <$(or $(3),$(OBJ))/.flags-$(1)))),, FORCE)
+	@mkdir -p $$(@D); printf '%s\n' $$(call shq,$$(track_text_$(1))) > $$@
 endef
 FORCE:
 $(eval $(call track_flags,c,$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)))

@@ -23,6 +23,15 @@ setup() {
 	[ ! -s "$FAKE_RUNS" ]
 }
 
+@test "a built tree is up to date: make -n all plans nothing, whatever its flags hold" {
+	# The flags each object was built with are compared as make reads the
+	# Makefile; nvcc's "-Xcompiler -Wall,-Wextra" once split that comparison
+	# at its commas, and bench-cuda's drivers were rebuilt by every make.
+	make -C "$ROOT" --no-print-directory CUDA_QUIET=1 all >/dev/null 2>&1
+	run -0 make -C "$ROOT" --no-print-directory -n CUDA_QUIET=1 all
+	[ "$output" = "make: Nothing to be done for 'all'." ]
+}
+
 @test "a result runs every missing configuration once and prints the table" {
 	run -0 "${MK[@]}" "$T/results/1n2g_b16_fp32.md"
 	[ "$(sort "$FAKE_RUNS" | uniq -c | awk '{print $1, $2}')" = "2 1n1g_b16_fp32
