@@ -34,7 +34,7 @@ static double read_uj(const char *path)
 }
 
 /* dir/file into buf (PATH_LEN); 0, or -1 when it does not fit. */
-static int join(char *buf, const char *dir, const char *file)
+static int path_in(char *buf, const char *dir, const char *file)
 {
 	int n = snprintf(buf, PATH_LEN, "%s/%s", dir, file);
 
@@ -46,7 +46,7 @@ static void zone_name(const char *dir, char *name, size_t size)
 {
 	char path[PATH_LEN];
 
-	if (join(path, dir, "name") != 0 || slurp(path, name, size) <= 0)
+	if (path_in(path, dir, "name") != 0 || slurp(path, name, size) <= 0)
 		name[0] = '\0';
 	name[strcspn(name, "\n")] = '\0';
 }
@@ -56,7 +56,7 @@ static void rapl_zone(struct energywatch *e, const char *dir, const char *device
 {
 	char path[PATH_LEN], range[PATH_LEN];
 
-	if (join(path, dir, "energy_uj") != 0 || join(range, dir, "max_energy_range_uj") != 0)
+	if (path_in(path, dir, "energy_uj") != 0 || path_in(range, dir, "max_energy_range_uj") != 0)
 		return;
 	if (read_uj(path) < 0) {
 		*denied |= errno == EACCES || errno == EPERM;
@@ -96,7 +96,7 @@ void rapl_open(struct energywatch *e)
 		int parts = sscanf(de->d_name, "intel-rapl:%u:%u%c", &n, &m, &tail);
 		if (parts != 1 && parts != 2)
 			continue;
-		if (join(dir, root, de->d_name) != 0)
+		if (path_in(dir, root, de->d_name) != 0)
 			continue;
 		zone_name(dir, name, sizeof name);
 		if (parts == 1 && !strncmp(name, "package", 7)) {
