@@ -32,6 +32,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -189,6 +190,8 @@ struct memwatch {
  * energy (energy.c). */
 void mem_start(struct memwatch *m, int gpus);
 void mem_sample(struct memwatch *m);
+/* The job's command reaped: the kernel's peak of it (ru from wait4). */
+void mem_reaped(struct memwatch *m, const struct rusage *ru);
 void mem_stop(struct memwatch *m);
 /* The "# energy" lines when gpus was given, then "# mem node=.. rank=..
  * host=.. rss_peak_mib=.." and one line per GPU. */

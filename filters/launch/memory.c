@@ -12,11 +12,17 @@
  *   # mem node=<i> rank=<r> host=<h> rss_peak_mib=<n>
  *   # mem node=<i> gpu=<k> gpu_peak_mib=<n>
  *
- * rss_peak_mib: the largest of the sampled sums of VmRSS over the process
- * tree and of each process's own peak (VmHWM), MiB rounded up; both are
- * measured lower bounds of the tree's true peak (a spike shorter than a
- * sample in a tree of several processes can be missed). A job that ended
- * before the first sample saw it has no rss line.
+ * rss_peak_mib: the largest of three measured lower bounds of the tree's
+ * true peak, MiB rounded up: the sampled sums of VmRSS over the process
+ * tree; each process's own peak (VmHWM) as last sampled; and, once the
+ * command launch (or the rank's wrapper) started is reaped, the kernel's
+ * peak of it (wait4's ru_maxrss, KiB on Linux: the larger of that
+ * process's own peak and that of every descendant it reaped). The last
+ * makes the figure exact where the tree's peak is one process's peak: a
+ * sample can come before that peak, the kernel's count cannot. A spike shorter than a sample in a tree of several processes at
+ * once can still be missed. A job that ended before the first sample saw
+ * it has no rss line: a run that short has no figure worth a column (the
+ * table shows one only where a log has memory lines).
  */
 #include "launch.h"
 
@@ -90,6 +96,12 @@ void mem_sample(struct memwatch *m)
 	if (m->energy)
 		energy_sample(m->energy);
 	smi_lines(&m->smi, smi_used, m);
+}
+
+void mem_reaped(struct memwatch *m, const struct rusage *ru)
+{
+	if (ru->ru_maxrss > m->rss_peak_kib)
+		m->rss_peak_kib = ru->ru_maxrss;
 }
 
 void mem_start(struct memwatch *m, int gpus)
