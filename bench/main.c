@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -261,6 +262,11 @@ static void log_header(const trainer *t)
 	       bk_name(), comm_nodes(), comm_local_size(), c->batch,
 	       bk_precision_names[c->precision], c->image, data);
 	flags_settings(c, stdout);
+	char lib[256], enc[3 * sizeof lib];
+	if (comm_mpi_library(lib, sizeof lib) == 0) {
+		meta_encode(enc, lib, strlen(lib));
+		printf("# env node=0 mpi_library=%s\n", enc);
+	}
 	fflush(stdout);
 }
 
