@@ -79,7 +79,8 @@ enum { MPI_SUCCESS = 0, MPI_MAX_ERROR_STRING = 256, MPI_COMM_TYPE_SHARED = 0 };
 	X(int, Gather,                                                                 \
 	  (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm)) \
 	X(int, Barrier, (MPI_Comm))                                                    \
-	X(int, Bcast, (void *, int, MPI_Datatype, int, MPI_Comm))
+	X(int, Bcast, (void *, int, MPI_Datatype, int, MPI_Comm))                      \
+	X(int, Get_library_version, (char *, int *))
 
 /* Open MPI's objects behind the predefined handles bench names. */
 #define MPI_LOAD_OMPI_OBJECTS(X) \
@@ -149,5 +150,6 @@ MPI_LOAD_FUNCS(MPI_LOAD_CHECK)
 #define MPI_Gather              (mpi_lib.Gather)
 #define MPI_Barrier             (mpi_lib.Barrier)
 #define MPI_Bcast               (mpi_lib.Bcast)
+#define MPI_Get_library_version (mpi_lib.Get_library_version)
 
 #endif

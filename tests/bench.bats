@@ -249,8 +249,14 @@ bucket 15 11428928 12477503 1048576"* ]]
 	args="--image 32 --batch 2 --classes 10 --seed 3 --lr 0.1 --threads 1 --conv-algo direct"
 	run -0 --separate-stderr mpirun -np 2 --bind-to none bench $args --export "$t/dp"
 	[[ "${lines[0]}" == *" nodes=1 gpus_per_node=2 batch_per_device=2 "* ]]
+	# the MPI it loaded, as the library names itself, once (rank 0's log)
+	v=$(mpirun --version | sed -n 's/.*(Open MPI) //p' | head -1)
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^# env node=0 mpi_library=')" = 1 ]
+	printf '%s\n' "${lines[@]}" | grep -qx "# env node=0 mpi_library=Open%20MPI%20v$v"
 	# rank r trains samples [rB, (r+1)B): the same halves, one process each
 	run -0 bench $args --shard 0 --export "$t/s0"
+	# one process loads no MPI and names none
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c 'mpi_library')" = 0 ]
 	run -0 bench $args --shard 1 --export "$t/s1"
 	run -0 python3 "$B/dp_check.py" "$t/dp" "$t/s0" "$t/s1"
 	[ "${#lines[@]}" -eq 2 ]
