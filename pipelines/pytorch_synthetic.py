@@ -45,6 +45,9 @@ line each, in the form of launch's environment lines (doc/formats.md):
     # env node=0 setting.allocator=jemalloc
     # env node=0 setting.malloc_conf=dirty_decay_ms:-1,muzzy_decay_ms:-1
 
+and then the FLOP of a training sample as counted by forward hooks
+(train_flop), for the tables' MFU column: "# env node=0 flop_per_sample=N".
+
 Run it with /usr/bin/python3 (Debian's torch), or the python3 of a PyTorch venv.
 """
 import argparse
@@ -206,6 +209,29 @@ def dist_env():
     return rank, world, lrank, lsize
 
 
+def train_flop(torch, model, image):
+    """The FLOP of a training sample, for the tables' MFU: 3 x the forward
+    pass (the forward, the backward to the inputs and to the weights), 2 a
+    multiply-add of the convolutions and linear layers, counted over one
+    forward pass; bench counts its own the same way."""
+    macs = []
+
+    def count(mod, inp, out):
+        per = (mod.in_channels // mod.groups * mod.kernel_size[0] * mod.kernel_size[1]
+               if isinstance(mod, torch.nn.Conv2d) else mod.in_features)
+        macs.append(out.numel() * per)
+
+    hooks = [m.register_forward_hook(count) for m in model.modules()
+             if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear))]
+    model.eval()
+    with torch.no_grad():
+        model(torch.zeros(1, 3, image, image, device=next(model.parameters()).device))
+    model.train()
+    for h in hooks:
+        h.remove()
+    return 3 * 2 * sum(macs)
+
+
 def main():
     args = parse_args()
     if args.device == "cpu":
@@ -233,6 +259,7 @@ def main():
     torch.manual_seed(args.seed + rank)
     fmt = torch.channels_last if args.layout == "channels_last" else torch.contiguous_format
     model = torchvision.models.resnet50(num_classes=args.classes).to(memory_format=fmt)
+    flop = train_flop(torch, model, args.image) if rank == 0 else 0
     model.train()
     x = torch.randn(args.batch, 3, args.image, args.image).to(memory_format=fmt)
     y = torch.randint(0, args.classes, (args.batch,))
@@ -260,6 +287,7 @@ def main():
                     ("torch", torch.__version__))
         for k, v in settings:
             print(f"# env node=0 setting.{k}={v}")
+        print(f"# env node=0 flop_per_sample={flop}")
         sys.stdout.flush()
         print(f"{PROG}: torch {torch.__version__}, {threads} threads, {args.layout}, "
               f"{world} process(es)", file=sys.stderr)
@@ -318,6 +346,7 @@ def train_cuda(args, torch, dist, F, torchvision, rank, world, lrank, lsize):
     torch.manual_seed(args.seed + rank)
     fmt = torch.channels_last if args.layout == "channels_last" else torch.contiguous_format
     model = torchvision.models.resnet50(num_classes=args.classes).to(dev, memory_format=fmt)
+    flop = train_flop(torch, model, args.image) if rank == 0 else 0
     model.train()
     x = torch.randn(args.batch, 3, args.image, args.image, device=dev).to(memory_format=fmt)
     y = torch.randint(0, args.classes, (args.batch,), device=dev)
@@ -356,6 +385,7 @@ def train_cuda(args, torch, dist, F, torchvision, rank, world, lrank, lsize):
                     ("cudnn", torch.backends.cudnn.version()))
         for k, v in settings:
             print(f"# env node=0 setting.{k}={meta(v)}")
+        print(f"# env node=0 flop_per_sample={flop}")
         sys.stdout.flush()
         print(f"{PROG}: torch {torch.__version__} on {torch.cuda.get_device_name(dev)}, "
               f"{args.precision}, {args.layout}, {world} process(es)", file=sys.stderr)
