@@ -19,7 +19,9 @@
 # (precision alias for grep-iters, e.g. fp16=amp), WINDOW (window's flags,
 # e.g. '-s 2 -n 4'; default: the log format's window), PUBLISHED (a
 # data/dlperf TSV for a "published" column), RETRY=1 (run again the runs
-# that ran out of memory).
+# that ran out of memory), PEAK_TFLOPS (a device's peak for the MFU
+# column, where the GPU table has none or to override it), ROOF (a file of
+# bin/perf-roof's output: the CPUs' peak for MFU; measured when absent).
 #
 # Each part of the tree brings its own make fragment: lib/lib.mk (the shared
 # library), filters/filters.mk (the filters: launch grep-iters window
@@ -165,11 +167,16 @@ ALIAS ?=
 WINDOW ?=
 PUBLISHED ?=
 RETRY ?=
+PEAK_TFLOPS ?=
+ROOF ?=
 
 # COMPAT goes to grep-iters only: its "# mode=dlperf" line tells window and
 # median downstream.
 GREP_FLAGS = $(if $(COMPAT),-c $(COMPAT)) $(if $(ALIAS),-a $(ALIAS))
-TABLE_FLAGS = $(if $(PUBLISHED),-p $(PUBLISHED))
+PLOT_FLAGS = $(if $(PUBLISHED),-p $(PUBLISHED))
+TABLE_FLAGS = $(PLOT_FLAGS) $(MFU_FLAGS)
+# table's MFU column, in every view of a result (doc/filters.md)
+MFU_FLAGS = $(if $(PEAK_TFLOPS),-P $(PEAK_TFLOPS)) $(if $(ROOF),-r $(ROOF))
 RECORD_BINS := $(addprefix $(BIN)/,grep-iters window median speedup)
 # $(call run_records,LOGS): one throughput per run of LOGS, read with COMPAT,
 # ALIAS and WINDOW; what every result and make compare (filters.mk) read.
@@ -277,9 +284,10 @@ endef
 # plot and page are views of it. A make with other flags or other logs
 # (COMPAT, ALIAS, WINDOW; FRAMEWORK, LOGDIR, RUNS) makes each .tsv of that
 # folder again: $(RESULTS)/.flags-tsv holds them (track_flags), as
-# $(RESULTS)/.flags-views holds what the views add (PUBLISHED).
+# $(RESULTS)/.flags-views holds what the views add (PUBLISHED, PEAK_TFLOPS,
+# ROOF).
 TSV_FLAGS = $(GREP_FLAGS) | $(WINDOW) | $(FRAMEWORK) $(LOGDIR) $(RUNS)
-VIEW_DEPS = $(RESULTS)/.flags-views $(PUBLISHED)
+VIEW_DEPS = $(RESULTS)/.flags-views $(PUBLISHED) $(ROOF)
 
 # A result's command writes $@.tmp, renamed to $@ once whole; a failure
 # leaves neither (.DELETE_ON_ERROR sees only $@).
@@ -375,13 +383,13 @@ $(call asked,$(RESULT_KEYS),.md): $(RESULTS)/%.md: $(RESULTS)/%.tsv $(BIN)/table
 	@mv $@.tmp $@
 	@cat $@
 	$(call view_status)
-$(call asked,$(RESULT_KEYS),.json): $(RESULTS)/%.json: $(RESULTS)/%.tsv $(BIN)/table
-	$(BIN)/table -s json $< $(to_tmp)
+$(call asked,$(RESULT_KEYS),.json): $(RESULTS)/%.json: $(RESULTS)/%.tsv $(BIN)/table $(VIEW_DEPS)
+	$(BIN)/table -s json $(MFU_FLAGS) $< $(to_tmp)
 	@mv $@.tmp $@
 	@cat $@; echo
 	$(call view_status)
-$(call asked,$(COMPARE_KEYS),.md): $(RESULTS)/%.md: $(RESULTS)/%.tsv $(BIN)/table
-	$(BIN)/table -s compare $< $(to_tmp)
+$(call asked,$(COMPARE_KEYS),.md): $(RESULTS)/%.md: $(RESULTS)/%.tsv $(BIN)/table $(VIEW_DEPS)
+	$(BIN)/table -s compare $(MFU_FLAGS) $< $(to_tmp)
 	@mv $@.tmp $@
 	@cat $@
 	$(call view_status)
@@ -390,7 +398,7 @@ $(call asked,$(COMPARE_KEYS),.md): $(RESULTS)/%.md: $(RESULTS)/%.tsv $(BIN)/tabl
 # and a person can re-plot it by hand); compare_*.gp the frameworks side by
 # side; KEY.html the page: table, plot inline, noise, environment, method.
 $(call asked,$(RESULT_KEYS),.gp): $(RESULTS)/%.gp: $(RESULTS)/%.tsv $(BIN)/plot $(VIEW_DEPS)
-	$(BIN)/plot $(TABLE_FLAGS) $< $(to_tmp)
+	$(BIN)/plot $(PLOT_FLAGS) $< $(to_tmp)
 	@mv $@.tmp $@
 	$(call view_status)
 $(call asked,$(COMPARE_KEYS),.gp): $(RESULTS)/%.gp: $(RESULTS)/%.tsv $(BIN)/plot
@@ -403,6 +411,15 @@ $(call asked,$(RESULT_KEYS),.html): $(RESULTS)/%.html: $(RESULTS)/%.tsv $(RESULT
 	@mv $@.tmp $@
 	$(call view_status)
 
+# ROOF=<file> not there yet: this CPU's roof, measured once by
+# bin/perf-roof (a minute), never beside a run (the run lock).
+ifneq ($(ROOF),)
+$(ROOF): | $(BIN)/perf-roof
+	@mkdir -p $(@D) $(LOGDIR)
+	flock $(RUN_LOCK) $(BIN)/perf-roof $(to_tmp)
+	@mv $@.tmp $@
+endif
+
 GNUPLOT := gnuplot
 $(RESULTS)/%.svg: $(RESULTS)/%.gp
 	$(GNUPLOT) $< $(to_tmp)
@@ -412,7 +429,8 @@ $(RESULTS)/%.svg: $(RESULTS)/%.gp
 # ---- the default job ---------------------------------------------------
 #
 # `make` on a machine without a GPU: dependencies, the build, then a real
-# table of bench on its CPU backend at a reduced image size, in a few minutes.
+# table of bench on its CPU backend at a reduced image size, in a few
+# minutes; its MFU column against this CPU's roof, measured once first.
 
 DEMO_KEY := 1n2g_b16_fp32
 DEMO_GOAL := results/quick/$(DEMO_KEY).md
@@ -420,7 +438,7 @@ DEMO_GOAL := results/quick/$(DEMO_KEY).md
 default: deps
 	@$(MAKE) --no-print-directory CUDA_QUIET=1 all
 	@$(MAKE) --no-print-directory CUDA_QUIET=1 LOGDIR=logs/quick RESULTS=results/quick RUNS=3 \
-		BENCH_ARGS='--image 64' $(DEMO_GOAL)
+		BENCH_ARGS='--image 64' ROOF=results/quick/roof.txt $(DEMO_GOAL)
 
 .PHONY: default deps all clean FORCE
 clean:

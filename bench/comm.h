@@ -21,6 +21,10 @@ int comm_size(void);       /* number of ranks */
 int comm_local_rank(void); /* rank among the ranks of this host */
 int comm_local_size(void); /* ranks on this host */
 int comm_nodes(void);      /* number of distinct hosts */
+/* The MPI library the ranks started with, as it names itself to its first
+ * ',' ("Open MPI v4.1.4"): 0 with buf set, or -1 when no MPI was loaded (one
+ * rank alone). Both layers load MPI the same way: bench/mpi_load.c. */
+int comm_mpi_library(char *buf, int len);
 
 /* Start an in-place sum over ranks of buf[0 .. count) (device memory);
  * returns at once. At most COMM_MAX_PENDING started and not yet waited. */

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -296,6 +297,14 @@ static void log_header(const trainer *t)
 	       model_arch_names[mc->arch], head, bk_name(), comm_nodes(), comm_local_size(),
 	       c->batch, bk_precision_names[c->precision], c->image, data);
 	flags_settings(c, stdout);
+	/* The FLOP of a training sample, for the tables' MFU (3 x the forward:
+	 * the forward, the backward to the inputs and to the weights). */
+	printf("# env node=0 flop_per_sample=%.0f\n", 3 * t->m->flops);
+	char lib[256], enc[3 * sizeof lib];
+	if (comm_mpi_library(lib, sizeof lib) == 0) {
+		meta_encode(enc, lib, strlen(lib));
+		printf("# env node=0 mpi_library=%s\n", enc);
+	}
 	fflush(stdout);
 }
 

@@ -227,6 +227,9 @@ void model_describe(const model *m, size_t bucket_cap, int max_buckets, FILE *f)
 		fprintf(f, "params_per_rank=%zu\n", m->nparams);
 	fprintf(f, "forward_flops_per_sample=%.0f\n", m->flops);
 	fprintf(f, "forward_gflops_per_sample=%.3f\n", m->flops * 1e-9);
+	/* A training sample for MFU: the forward, the backward to the inputs
+	 * and the backward to the weights, each as many multiply-adds. */
+	fprintf(f, "train_flops_per_sample=%.0f\n", 3 * m->flops);
 }
 
 int model_buckets(const model *m, size_t cap, size_t *lo, size_t *hi, int max)

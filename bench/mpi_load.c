@@ -1,10 +1,13 @@
 /*
- * bench/mpi_load.c: mpi_load (mpi_load.h). Reads the launcher's variables
- * (for the message) and the MPI library through the dynamic loader; writes
- * mpi_lib.
+ * bench/mpi_load.c: mpi_load (mpi_load.h) and comm_mpi_library (comm.h).
+ * Reads the launcher's variables (for the message) and the MPI library
+ * through the dynamic loader; writes mpi_lib.
  */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "comm.h"
 #include "dl.h"
 #include "lib.h"
 #include "mpi_load.h"
@@ -29,6 +32,13 @@ void mpi_load(void)
 	    "(make MPI=0): run it alone, as one process",
 	    launcher_var(), progname);
 }
+
+int comm_mpi_library(char *buf, int len)
+{
+	(void)buf;
+	(void)len;
+	return -1;
+}
 #else
 void mpi_load(void)
 {
@@ -51,5 +61,18 @@ void mpi_load(void)
 		die("started by an MPI launcher (%s is set), but MPI cannot be loaded: %s",
 		    launcher_var(), why);
 	loaded = 1;
+}
+
+int comm_mpi_library(char *buf, int len)
+{
+	char v[MPI_MAX_LIBRARY_VERSION_STRING + 1];
+	int n = 0;
+
+	if (!mpi_lib.Get_library_version || len <= 0 || MPI_Get_library_version(v, &n) != 0 ||
+	    n <= 0 || n > MPI_MAX_LIBRARY_VERSION_STRING)
+		return -1;
+	v[n] = '\0';
+	snprintf(buf, (size_t)len, "%.*s", (int)strcspn(v, ",\n"), v);
+	return 0;
 }
 #endif

@@ -84,7 +84,8 @@ enum { MPI_SUCCESS = 0, MPI_MAX_ERROR_STRING = 256, MPI_COMM_TYPE_SHARED = 0 };
 	X(int, Allgather, (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm)) \
 	X(int, Reduce_scatter_block, (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm)) \
 	X(int, Barrier, (MPI_Comm))                                                               \
-	X(int, Bcast, (void *, int, MPI_Datatype, int, MPI_Comm))
+	X(int, Bcast, (void *, int, MPI_Datatype, int, MPI_Comm))                                 \
+	X(int, Get_library_version, (char *, int *))
 
 /* Open MPI's objects behind the predefined handles bench names. */
 #define MPI_LOAD_OMPI_OBJECTS(X) \
@@ -157,5 +158,6 @@ MPI_LOAD_FUNCS(MPI_LOAD_CHECK)
 #define MPI_Reduce_scatter_block (mpi_lib.Reduce_scatter_block)
 #define MPI_Barrier              (mpi_lib.Barrier)
 #define MPI_Bcast                (mpi_lib.Bcast)
+#define MPI_Get_library_version  (mpi_lib.Get_library_version)
 
 #endif

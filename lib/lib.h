@@ -10,8 +10,8 @@
  *   stats.c   cmp_double, median_of, pairwise_sum, r2n, r2p, t_tail2,
  *             t_quantile, mad_of, mean_sd
  *   record.c  struct input (files or stdin, line by line), records
- *   meta.c    meta lines ("# ..."): launch's env and mem lines read and
- *             written, the mode line, values percent-encoded
+ *   meta.c    meta lines ("# ..."): launch's env, mem and energy lines read
+ *             and written, the mode line, values percent-encoded
  *   winrec.c  the run record that median and compare read
  *   medrec.c  the median record that speedup and table read
  *   key.c     <N>n<G>g_b<B>_<prec> keys and their ladder order
@@ -230,11 +230,22 @@ int key_ladder_cmp(const struct key *a, const struct key *b);
  *         rss_peak_mib=<n> | gpu_peak_mib=<n>
  *   # outcome framework=<fw> key=<key> run=<r> status=oom|failed|timeout exit=<1..255>
  *         [reason=<text>]
+ *   # energy [framework=<fw> key=<key> run=<r>] node=<i> device=<d> how=<h> t=<s> j=<J>
+ *   # energy [framework=<fw> key=<key> run=<r>] node=<i> reason=<text>
+ *   # energy framework=<fw> key=<key> run=<r> joules=<J> samples=<n> how=<h>
+ *   # energy framework=<fw> key=<key> run=<r> reason=<text>
+ *
+ * An energy line is one sample of a device's cumulative energy counter
+ * (launch: t seconds since the epoch, j joules since its first sample), a
+ * node's word that it has none, or (window, no node=) the joules of a
+ * run's timed window over its samples, or why it has none.
  *
  * Each word after the kind is name=value: a name of [A-Za-z0-9_.-], a
  * value not empty, percent-encoded. Any other meta line is free text: the
  * filters pass it on and read only its mode= word. */
-enum meta_kind { META_OTHER, META_ENV, META_MEM, META_OUTCOME };
+enum meta_kind { META_OTHER, META_ENV, META_MEM, META_OUTCOME, META_ENERGY };
+/* The four shapes of an energy line, in the order above. */
+enum energy_shape { ENERGY_SAMPLE, ENERGY_NODE_NONE, ENERGY_WINDOW, ENERGY_RUN_NONE };
 /* What became of a run that left no log: it ran out of memory (a message
  * of its framework, its libraries or bench said so), it failed otherwise,
  * or launch ended it at its timeout. */
@@ -250,7 +261,7 @@ extern const char *const outcome_cells[OUTCOME_NSTATUS];
  * first (a log's own text), it is META_OTHER. */
 enum meta_form { META_LOG, META_RUN };
 
-#define META_ITEMS 3 /* items after node= at most (a mem line's rank, host, peak) */
+#define META_ITEMS 4 /* items after node= at most (an energy sample's device, how, t, j) */
 
 struct metaitem {
 	char *name, *value; /* value decoded */
@@ -269,14 +280,24 @@ struct metaline {
 	struct key runkey;          /* outcome: key parsed */
 	enum outcome_status status; /* outcome: status= */
 	long exit;                  /* outcome: exit= */
-	const char *reason;         /* outcome: reason= decoded, NULL when absent */
+	const char *reason;         /* outcome, energy: reason= decoded, NULL when absent */
+	enum energy_shape shape;    /* energy: which of the four */
+	const char *device, *how;   /* energy: device= (a sample), how= (a sample, a window) */
+	double t, j;                /* energy sample: seconds since the epoch, joules so far */
+	double joules;              /* energy window: the run's window's joules */
+	long samples;               /* energy window: the samples the window trained */
 	char *buf;
 	size_t cap;
 };
 
 /* Parse line (a meta line, in's current one: errors name in's file and
- * line) into m; returns m->kind. META_OTHER: not an env, mem or outcome
- * line, m holds nothing else. An outcome line's items are status=, exit=
+ * line) into m; returns m->kind. META_OTHER: not an env, mem, outcome or
+ * energy line, m holds nothing else. An energy line's items come in the
+ * order above (node= absent only from a run's window line, META_RUN form):
+ * "energy line: device= expected, not 'x'", "energy line: t 'x' is not a
+ * number >= 0" (j=, joules= too), "energy line: samples 'x' is not a
+ * whole number > 0", "energy line: 3 items after node=, expected device=
+ * how= t= j= or reason=". An outcome line's items are status=, exit=
  * and reason= in that order, reason= optional: "outcome line: status 'x'
  * is not oom, failed or timeout", "outcome line: exit 'x' is not a status
  * 1..255", "outcome line: key 'x' is not <N>n<G>g_b<B>_<prec>", "outcome
@@ -293,7 +314,8 @@ enum meta_kind metaline_parse(const struct input *in, const char *line, enum met
 			      struct metaline *m);
 void metaline_free(struct metaline *m);
 /* m as a line (no newline) in *buf of capacity *cap (growing it): its
- * kind, the run when m->framework is set, node= (not for an outcome) and
+ * kind, the run when m->framework is set, node= (not for an outcome, nor
+ * for an energy line whose node is -1: a run's window) and
  * the items, values encoded, one blank between words; returns its length. */
 size_t metaline_format(const struct metaline *m, char **buf, size_t *cap);
 

@@ -11,6 +11,12 @@
  *                                                   grep-iters passes them on so
  *   # outcome framework=<fw> key=<key> run=<r> status=oom|failed|timeout exit=<n>
  *             [reason=<text>]                      outcome, for a run without a log
+ *   # energy node=<i> device=<d> how=<h> t=<s> j=<J> | reason=<text>
+ *                                                   launch, in a log: a counter's sample
+ *   # energy framework=<fw> key=<key> run=<r> node=<i> ...
+ *                                                   grep-iters passes them on
+ *   # energy framework=<fw> key=<key> run=<r> joules=<J> samples=<n> how=<h>
+ *             | reason=<text>                      window: the run's timed window
  *
  * After the '#', words separated by blanks (spaces or tabs, however many).
  * The first word of an env or mem line is its kind; every other word is
@@ -37,7 +43,7 @@
  * key, run, node and the items. */
 #define MAX_WORDS (5 + META_ITEMS)
 
-static const char *const kinds[] = {NULL, "env", "mem", "outcome"};
+static const char *const kinds[] = {NULL, "env", "mem", "outcome", "energy"};
 
 const char *const outcome_names[OUTCOME_NSTATUS] = {"oom", "failed", "timeout"};
 const char *const outcome_cells[OUTCOME_NSTATUS] = {"OOM", "failed", "timeout"};
@@ -48,7 +54,7 @@ static enum meta_kind kind_of(const char *p)
 	p += strspn(p, BLANKS);
 	size_t n = strcspn(p, BLANKS);
 
-	for (int k = META_ENV; k <= META_OUTCOME; k++)
+	for (int k = META_ENV; k <= META_ENERGY; k++)
 		if (n == strlen(kinds[k]) && strncmp(p, kinds[k], n) == 0)
 			return (enum meta_kind)k;
 	return META_OTHER;
@@ -180,6 +186,63 @@ static void outcome_items(const struct input *in, struct metaline *m, char **w)
 	m->reason = m->n == 3 ? m->item[2].value : NULL;
 }
 
+/* A value that must be a number >= 0. */
+static double nonneg(const struct input *in, const char *name, const char *value)
+{
+	double v;
+
+	if (parse_double(value, &v) != 0 || !(v >= 0))
+		record_die(in, "energy line: %s '%s' is not a number >= 0", name, value);
+	return v;
+}
+
+/* An energy line's words w[0..nw) after run= (META_RUN) or the kind: node=
+ * (required in a log), then one of the shapes (lib.h), items in order. */
+static void energy_items(const struct input *in, struct metaline *m, char **w, int nw,
+			 enum meta_form form)
+{
+	static const char *const sample[] = {"device", "how", "t", "j"};
+	static const char *const window[] = {"joules", "samples", "how"};
+	int i = 0;
+
+	if (form == META_LOG || (nw > 0 && strncmp(w[0], "node=", 5) == 0))
+		m->node = whole(in, "energy", "node",
+				named(in, "energy", w, nw, i++, "node", "<number>"));
+	m->n = nw - i;
+	if (m->n == 1 && strncmp(w[i], "reason=", 7) == 0) {
+		word_item(in, "energy", w[i], &m->item[0]);
+		m->reason = m->item[0].value;
+		m->shape = m->node >= 0 ? ENERGY_NODE_NONE : ENERGY_RUN_NONE;
+		return;
+	}
+	const char *const *names = m->node >= 0 ? sample : window;
+	int want = m->node >= 0 ? 4 : 3;
+	if (m->n != want)
+		record_die(in, "energy line: %d item%s after %s, expected %s or reason=", m->n,
+			   m->n == 1 ? "" : "s", m->node >= 0 ? "node=" : "run=",
+			   m->node >= 0 ? "device= how= t= j=" : "joules= samples= how=");
+	for (int k = 0; k < want; k++) {
+		size_t nl = strlen(names[k]);
+		if (strncmp(w[i + k], names[k], nl) != 0 || w[i + k][nl] != '=')
+			record_die(in, "energy line: %s= expected, not '%s'", names[k], w[i + k]);
+		word_item(in, "energy", w[i + k], &m->item[k]);
+	}
+	if (m->node >= 0) {
+		m->shape = ENERGY_SAMPLE;
+		m->device = m->item[0].value;
+		m->how = m->item[1].value;
+		m->t = nonneg(in, "t", m->item[2].value);
+		m->j = nonneg(in, "j", m->item[3].value);
+	} else {
+		m->shape = ENERGY_WINDOW;
+		m->joules = nonneg(in, "joules", m->item[0].value);
+		if (parse_long(m->item[1].value, 1, 1L << 60, &m->samples) != 0)
+			record_die(in, "energy line: samples '%s' is not a whole number > 0",
+				   m->item[1].value);
+		m->how = m->item[2].value;
+	}
+}
+
 enum meta_kind metaline_parse(const struct input *in, const char *line, enum meta_form form,
 			      struct metaline *m)
 {
@@ -216,9 +279,13 @@ enum meta_kind metaline_parse(const struct input *in, const char *line, enum met
 		outcome_items(in, m, w + i);
 		return META_OUTCOME;
 	}
+	if (m->kind == META_ENERGY) {
+		energy_items(in, m, w + i, nw - i, form);
+		return META_ENERGY;
+	}
 	m->node = whole(in, what, "node", named(in, what, w, nw, i++, "node", "<number>"));
 	m->n = nw - i;
-	if (m->kind == META_ENV ? m->n != 1 : m->n < 1 || m->n > META_ITEMS)
+	if (m->kind == META_ENV ? m->n != 1 : m->n < 1 || m->n > 3)
 		record_die(in, "%s line: %d item%s after node=, expected %s", what, m->n,
 			   m->n == 1 ? "" : "s", m->kind == META_ENV ? "1" : "1 to 3");
 	for (int k = 0; k < m->n; k++)
@@ -277,7 +344,7 @@ static size_t put_number(char **buf, size_t *cap, size_t len, const char *name, 
 
 size_t metaline_format(const struct metaline *m, char **buf, size_t *cap)
 {
-	size_t len = 2 + strlen(kinds[m->kind]); /* "# env", "# mem", "# outcome" */
+	size_t len = 2 + strlen(kinds[m->kind]); /* "# env", "# mem", "# outcome", "# energy" */
 
 	*buf = xgrow(*buf, cap, len + 1, 1);
 	memcpy(*buf, "# ", 2);
@@ -287,7 +354,7 @@ size_t metaline_format(const struct metaline *m, char **buf, size_t *cap)
 		len = put_item(buf, cap, len, "key", m->key);
 		len = put_number(buf, cap, len, "run", m->run);
 	}
-	if (m->kind != META_OUTCOME)
+	if (m->kind != META_OUTCOME && (m->kind != META_ENERGY || m->node >= 0))
 		len = put_number(buf, cap, len, "node", m->node);
 	for (int i = 0; i < m->n; i++)
 		len = put_item(buf, cap, len, m->item[i].name, m->item[i].value);

@@ -51,6 +51,9 @@ line each, in the form of launch's environment lines (doc/formats.md):
     # env node=0 setting.allocator=jemalloc
     # env node=0 setting.malloc_conf=dirty_decay_ms:-1,muzzy_decay_ms:-1
 
+and then the FLOP of a training sample as counted by forward hooks
+(train_flop), for the tables' MFU column: "# env node=0 flop_per_sample=N".
+
 Run it with /usr/bin/python3 (Debian's torch), or the python3 of a PyTorch venv.
 """
 import argparse
@@ -223,6 +226,36 @@ def dist_env():
     return rank, world, lrank, lsize
 
 
+def train_flop(torch, model, image):
+    """The FLOP of a training sample, for the tables' MFU: 3 x the forward
+    pass (the forward, the backward to the inputs and to the weights), 2 a
+    multiply-add of the convolutions and linear layers, counted over one
+    forward pass; bench counts its own the same way."""
+    macs = []
+
+    def count(mod, inp, out):
+        per = (mod.in_channels // mod.groups * mod.kernel_size[0] * mod.kernel_size[1]
+               if isinstance(mod, torch.nn.Conv2d) else mod.in_features)
+        macs.append(out.numel() * per)
+
+    # Linear layers and IResNet's ArcFace head (its in_features: the
+    # embedding each class's cosine is a product over)
+    hooks = [m.register_forward_hook(count) for m in model.modules()
+             if isinstance(m, torch.nn.Conv2d) or hasattr(m, "in_features")]
+    model.eval()
+    dev = next(model.parameters()).device
+    x = torch.zeros(1, 3, image, image, device=dev)
+    with torch.no_grad():
+        if getattr(model, "needs_labels", False):
+            model(x, torch.zeros(1, dtype=torch.long, device=dev))
+        else:
+            model(x)
+    model.train()
+    for h in hooks:
+        h.remove()
+    return 3 * 2 * sum(macs)
+
+
 def main():
     args = parse_args()
     if args.device == "cpu":
@@ -250,6 +283,7 @@ def main():
     torch.manual_seed(args.seed + rank)
     fmt = torch.channels_last if args.layout == "channels_last" else torch.contiguous_format
     model = new_model(args, torch, torchvision).to(memory_format=fmt)
+    flop = train_flop(torch, model, args.image) if rank == 0 else 0
     model.train()
     labelled = getattr(model, "needs_labels", False)
     x = torch.randn(args.batch, 3, args.image, args.image).to(memory_format=fmt)
@@ -279,6 +313,7 @@ def main():
                     ("torch", torch.__version__))
         for k, v in settings:
             print(f"# env node=0 setting.{k}={v}")
+        print(f"# env node=0 flop_per_sample={flop}")
         sys.stdout.flush()
         print(f"{PROG}: torch {torch.__version__}, {threads} threads, {args.layout}, "
               f"{world} process(es)", file=sys.stderr)
@@ -359,6 +394,7 @@ def train_cuda(args, torch, dist, F, torchvision, rank, world, lrank, lsize):
     torch.manual_seed(args.seed + rank)
     fmt = torch.channels_last if args.layout == "channels_last" else torch.contiguous_format
     model = new_model(args, torch, torchvision).to(dev, memory_format=fmt)
+    flop = train_flop(torch, model, args.image) if rank == 0 else 0
     model.train()
     labelled = getattr(model, "needs_labels", False)
     x = torch.randn(args.batch, 3, args.image, args.image, device=dev).to(memory_format=fmt)
@@ -399,6 +435,7 @@ def train_cuda(args, torch, dist, F, torchvision, rank, world, lrank, lsize):
                     ("cudnn", torch.backends.cudnn.version()))
         for k, v in settings:
             print(f"# env node=0 setting.{k}={meta(v)}")
+        print(f"# env node=0 flop_per_sample={flop}")
         sys.stdout.flush()
         print(f"{PROG}: torch {torch.__version__} on {torch.cuda.get_device_name(dev)}, "
               f"{args.precision}, {args.layout}, {world} process(es)", file=sys.stderr)

@@ -47,6 +47,7 @@ def build(torch, image, classes, embedding, head, margin, scale, dropout):
         def __init__(self, e, k):
             super().__init__()
             self.weight = nn.Parameter(torch.empty(k, e))
+            self.in_features = e  # as nn.Linear's: the FLOP count reads it
             self.cos_m, self.sin_m = math.cos(margin), math.sin(margin)
             self.th = math.cos(math.pi - margin)
             self.mm = math.sin(math.pi - margin) * margin

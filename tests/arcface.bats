@@ -18,12 +18,13 @@ IR=(--model iresnet50 --head arcface)
 	[[ "$output" == *"159 features bn - 512 512 1024
 160 head arcface 128x85742 512 85742 43899904
 "* ]]
-	[ "${lines[-3]}" = "params=87490752" ]
+	[ "${lines[-4]}" = "params=87490752" ]
 	[ "$((87490752 - 85742 * 512))" -eq 43590848 ]
 	# the backbone's 6.31 GMAC and the classifier's 512 x 85742
-	[ "${lines[-2]}" = "forward_flops_per_sample=12706461696" ]
+	[ "${lines[-3]}" = "forward_flops_per_sample=12706461696" ]
 	[ "$((12706461696 - 2 * 512 * 85742))" -eq 12618661888 ]
-	[ "${lines[-1]}" = "forward_gflops_per_sample=12.706" ]
+	[ "${lines[-2]}" = "forward_gflops_per_sample=12.706" ]
+	[ "${lines[-1]}" = "train_flops_per_sample=$((3 * 12706461696))" ]
 }
 
 @test "describe prints iresnet50's layers: pre-BN blocks, PReLU, stride on conv2, bn3 with the add" {
@@ -51,7 +52,7 @@ IR=(--model iresnet50 --head arcface)
 	run -0 bench --describe --model iresnet50 --image 32 --classes 10 --batch 2
 	[ "${lines[0]}" = "# iresnet50 image=32 classes=10 batch=2 embedding=512 dropout=0.4 head=softmax" ]
 	[[ "$output" == *"160 head fc - 512 10 5130"* ]]
-	[ "${lines[-3]}" = "params=31799498" ]
+	[ "${lines[-4]}" = "params=31799498" ]
 }
 
 @test "split over 2 ranks: each holds half the classifier; describe lists the collectives" {
@@ -70,8 +71,8 @@ collective reduce-scatter embedding-gradients 65536 262144
 "* ]]
 	# the buckets stop below the shard: it is never summed over ranks
 	[[ "$(grep '^bucket 0 ' <<<"$output")" == "bucket 0 "*" 43590847 "* ]]
-	[ "${lines[-4]}" = "params=87490752" ]
-	[ "${lines[-3]}" = "params_per_rank=$((43590848 + 42871 * 512))" ]
+	[ "${lines[-5]}" = "params=87490752" ]
+	[ "${lines[-4]}" = "params_per_rank=$((43590848 + 42871 * 512))" ]
 }
 
 @test "the model's flags are checked against each other" {

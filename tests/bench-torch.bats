@@ -174,7 +174,7 @@ export_step() {
 	mkdir -p "$d"
 	run -0 --separate-stderr "$PY" "$ROOT/pipelines/pytorch_synthetic.py" --batch 2 \
 		--image 32 --classes 10 --iters 2 --threads 1 --allocator system
-	[ "${#lines[@]}" -eq 11 ]
+	[ "${#lines[@]}" -eq 12 ]
 	[ "${lines[0]}" = "# bench model=resnet50 backend=pytorch-cpu nodes=1 gpus_per_node=1 batch_per_device=2 precision=fp32 image=32 data=synthetic" ]
 	[ "$(printf '%s\n' "${lines[@]:1:7}" | sed 's/^# env node=0 setting\.//; s/=.*//' | paste -sd' ')" = "allocator malloc_conf threads interop_threads layout autocast torch" ]
 	[ "${lines[1]}" = "# env node=0 setting.allocator=glibc" ]
@@ -182,15 +182,34 @@ export_step() {
 	[ "${lines[3]}" = "# env node=0 setting.threads=1" ]
 	[ "${lines[5]}" = "# env node=0 setting.layout=channels_last" ]
 	[ "${lines[6]}" = "# env node=0 setting.autocast=none" ]
-	[[ "${lines[8]}" =~ ^iter=1\ loss=[0-9]+\.[0-9]{4}\ step_s=[0-9]+\.[0-9]{4}\ samples_per_s=[0-9]+\.[0-9]{2}\ ts=[0-9]+\.[0-9]{6}$ ]]
-	[[ "${lines[9]}" =~ ^iter=2\  ]]
-	[[ "${lines[10]}" =~ ^#\ end\ iters=2\ peak_mem_mb=[1-9][0-9]*$ ]]
+	# the FLOP of a training sample, PyTorch's count: bench's (below)
+	[ "${lines[8]}" = "# env node=0 flop_per_sample=500588544" ]
+	[[ "${lines[9]}" =~ ^iter=1\ loss=[0-9]+\.[0-9]{4}\ step_s=[0-9]+\.[0-9]{4}\ samples_per_s=[0-9]+\.[0-9]{2}\ ts=[0-9]+\.[0-9]{6}$ ]]
+	[[ "${lines[10]}" =~ ^iter=2\  ]]
+	[[ "${lines[11]}" =~ ^#\ end\ iters=2\ peak_mem_mb=[1-9][0-9]*$ ]]
 	printf '%s\n' "${lines[@]}" >"$d/1.log"
 	run -0 grep-iters "$d/1.log"
-	# two records, then the seven setting lines with the run's identity
-	[ "${#lines[@]}" -eq 9 ]
+	# two records, then the seven setting lines and the FLOP line with the run's identity
+	[ "${#lines[@]}" -eq 10 ]
 	[[ "${lines[1]}" == "pytorch-synthetic	bench	1n1g_b2_fp32	1	2	"* ]]
 	[ "${lines[2]}" = "# env framework=pytorch-synthetic key=1n1g_b2_fp32 run=1 node=0 setting.allocator=glibc" ]
+}
+
+@test "PyTorch counts a training sample's FLOP as bench does: 24,535,105,536 at 224 px, and at any size" {
+	need_torch
+	for a in "224 1000" "64 1000" "32 10"; do
+		set -- $a
+		torch=$("$PY" -c 'import sys, importlib.util, torch, torchvision
+spec = importlib.util.spec_from_file_location("ps", sys.argv[1])
+ps = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(ps)
+print(ps.train_flop(torch, torchvision.models.resnet50(num_classes=int(sys.argv[3])), int(sys.argv[2])))' \
+			"$ROOT/pipelines/pytorch_synthetic.py" "$1" "$2")
+		if command -v bench >/dev/null; then
+			[ "$torch" = "$(bench --describe --image "$1" --classes "$2" | sed -n 's/^train_flops_per_sample=//p')" ]
+		fi
+		[ "$1" != 224 ] || [ "$torch" = 24535105536 ]
+	done
 }
 
 @test "pytorch_synthetic.py started plainly runs with jemalloc keeping its pages, and logs it" {

@@ -10,9 +10,19 @@ B="$FIXTURES/bench"
 @test "describe counts torchvision's 25,557,032 parameters and 8.18 GFLOP at 224 px" {
 	run -0 bench --describe
 	[ "${lines[0]}" = "# resnet50 v1.5 image=224 classes=1000 batch=16" ]
-	[ "${lines[-3]}" = "params=25557032" ]
-	[ "${lines[-2]}" = "forward_flops_per_sample=8178368512" ]
-	[ "${lines[-1]}" = "forward_gflops_per_sample=8.178" ]
+	[ "${lines[-4]}" = "params=25557032" ]
+	[ "${lines[-3]}" = "forward_flops_per_sample=8178368512" ]
+	[ "${lines[-2]}" = "forward_gflops_per_sample=8.178" ]
+	# a training sample, MFU's count: 3 x the forward
+	[ "${lines[-1]}" = "train_flops_per_sample=24535105536" ]
+}
+
+@test "the log says the FLOP of a training sample, bench's own count at its image size" {
+	run -0 --separate-stderr bench --image 32 --batch 2 --classes 10 --iters 1
+	[ "$(grep '^# env node=0 flop_per_sample=' <<<"$output")" = \
+		"# env node=0 flop_per_sample=$(bench --describe --image 32 --classes 10 |
+			sed -n 's/^train_flops_per_sample=//p')" ]
+	[ "$(bench --describe --image 32 --classes 10 | sed -n 's/^train_flops_per_sample=//p')" = 500588544 ]
 }
 
 @test "describe prints every layer's shapes, stride on the 3x3 conv (v1.5)" {
@@ -130,17 +140,18 @@ bucket 15 11428928 12477503 1048576"* ]]
 @test "the log follows bench's format: header, one line per iteration, end line" {
 	# OMP_NUM_THREADS unset: its setting line is absent, not "-"
 	run -0 --separate-stderr env -u OMP_NUM_THREADS bench --image 32 --batch 2 --classes 10 --iters 3 --warmup 1
-	[ "${#lines[@]}" -eq 9 ]
+	[ "${#lines[@]}" -eq 10 ]
 	[ "${lines[0]}" = "# bench model=resnet50 backend=cpu-onednn nodes=1 gpus_per_node=1 batch_per_device=2 precision=fp32 image=32 data=synthetic" ]
 	[[ "${lines[1]}" =~ ^#\ env\ node=0\ setting\.threads=[1-9][0-9]*$ ]]
 	[ "${lines[2]}" = "# env node=0 setting.layout=default" ]
 	[ "${lines[3]}" = "# env node=0 setting.conv_algo=find" ]
+	[ "${lines[4]}" = "# env node=0 flop_per_sample=500588544" ]
 	num='[0-9]+\.[0-9]+'
 	for k in 1 2 3; do
-		[[ "${lines[$((k + 3))]}" =~ ^iter=$k\ loss=$num\ step_s=$num\ samples_per_s=$num\ ts=[0-9]+\.[0-9]{6}$ ]]
+		[[ "${lines[$((k + 4))]}" =~ ^iter=$k\ loss=$num\ step_s=$num\ samples_per_s=$num\ ts=[0-9]+\.[0-9]{6}$ ]]
 	done
-	[[ "${lines[7]}" =~ ^#\ summary\ warmup=1\ timed_iters=2\ samples_per_s=$num$ ]]
-	[[ "${lines[8]}" =~ ^#\ end\ iters=3\ peak_mem_mb=[1-9][0-9]*$ ]]
+	[[ "${lines[8]}" =~ ^#\ summary\ warmup=1\ timed_iters=2\ samples_per_s=$num$ ]]
+	[[ "${lines[9]}" =~ ^#\ end\ iters=3\ peak_mem_mb=[1-9][0-9]*$ ]]
 	[[ "$stderr" == "bench: cpu-onednn, 1 rank(s)"* ]]
 }
 
@@ -238,8 +249,14 @@ bucket 15 11428928 12477503 1048576"* ]]
 	args="--image 32 --batch 2 --classes 10 --seed 3 --lr 0.1 --threads 1 --conv-algo direct"
 	run -0 --separate-stderr mpirun -np 2 --bind-to none bench $args --export "$t/dp"
 	[[ "${lines[0]}" == *" nodes=1 gpus_per_node=2 batch_per_device=2 "* ]]
+	# the MPI it loaded, as the library names itself, once (rank 0's log)
+	v=$(mpirun --version | sed -n 's/.*(Open MPI) //p' | head -1)
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c '^# env node=0 mpi_library=')" = 1 ]
+	printf '%s\n' "${lines[@]}" | grep -qx "# env node=0 mpi_library=Open%20MPI%20v$v"
 	# rank r trains samples [rB, (r+1)B): the same halves, one process each
 	run -0 bench $args --shard 0 --export "$t/s0"
+	# one process loads no MPI and names none
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c 'mpi_library')" = 0 ]
 	run -0 bench $args --shard 1 --export "$t/s1"
 	run -0 python3 "$B/dp_check.py" "$t/dp" "$t/s0" "$t/s1"
 	[ "${#lines[@]}" -eq 2 ]

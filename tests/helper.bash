@@ -24,10 +24,10 @@ need_bin() {
 	[ -x "${BIN_UNDER_TEST:-$ROOT/bin}/$1" ] || skip "bin/$1 not built (no CUDA toolkit, or CUDA=0)"
 }
 
-# The job's lines of a launch run: $lines without launch's "# env" and
-# "# mem" lines (tests/launch.bats tests those).
+# The job's lines of a launch run: $lines without launch's "# env", "# mem"
+# and "# energy" lines (tests/launch.bats tests those).
 drop_meta() {
-	mapfile -t lines < <(printf '%s\n' "${lines[@]}" | grep -v '^# \(env\|mem\) ')
+	mapfile -t lines < <(printf '%s\n' "${lines[@]}" | grep -v '^# \(env\|mem\|energy\) ')
 }
 
 # 0 when oneDNN runs Winograd here (fp32 3x3 convolutions, AVX-512): bench

@@ -703,6 +703,31 @@ hold() {
 	[ "$mib" -ge 300 ] && [ "$mib" -le 380 ]
 }
 
+# A job that stops launch's sampler (its parent, $PPID), holds $1 MiB in a
+# child that ends, and lets the sampler go on: no sample can see that peak,
+# only the kernel's account of the reaped command has it.
+unsampled() {
+	echo "sleep 0.5; kill -STOP \$PPID; $(hold "$1"); kill -CONT \$PPID"
+}
+
+@test "memory: a peak no sample saw is the kernel's figure of the reaped command, run directly" {
+	run --separate-stderr launch 1n1g_b16_fp32 -- sh -c "$(unsampled 300)"
+	[ "$status" -eq 0 ]
+	[[ "${lines[-1]}" =~ ^"# mem node=0 rank=0 host="[^\ ]+" rss_peak_mib="([0-9]+)$ ]]
+	mib=${BASH_REMATCH[1]}
+	[ "$mib" -ge 300 ] && [ "$mib" -le 380 ]
+}
+
+@test "memory: a peak no sample saw is the kernel's figure of the reaped command, in a rank's wrapper" {
+	run --separate-stderr launch 1n2g_b16_fp32 -- sh -c "$(unsampled 200)"
+	[ "$status" -eq 0 ]
+	for r in 0 1; do
+		line=$(printf '%s\n' "${lines[@]}" | grep "^# mem node=0 rank=$r ")
+		mib=${line##*rss_peak_mib=}
+		[ "$mib" -ge 200 ] && [ "$mib" -le 280 ]
+	done
+}
+
 @test "memory: every rank under mpirun writes its own peak, and node 0 its environment once" {
 	run --separate-stderr launch 1n2g_b16_fp32 -- sh -c "$(hold 200)"
 	[ "$status" -eq 0 ]
@@ -722,8 +747,9 @@ hold() {
 	own=$(printf '%s\n' "${lines[@]}" | sed -n 's/^# end .*peak_mem_mb=\([0-9]*\)$/\1/p')
 	ours=$(printf '%s\n' "${lines[@]}" | sed -n 's/^# mem node=0 rank=0 .*rss_peak_mib=\([0-9]*\)$/\1/p')
 	echo "bench: $own MiB, launch: $ours MiB"
-	# bench's is its own process's peak (ru_maxrss); launch's the sampled
-	# tree, at least that peak as last sampled (VmHWM): within 5 % or 2 MiB.
+	# bench's is its own process's peak (ru_maxrss) when it ends its run;
+	# launch's the sampled tree and the kernel's peak of the reaped bench
+	# (the same ru_maxrss, at its exit): within 5 % or 2 MiB.
 	d=$((own > ours ? own - ours : ours - own))
 	[ "$own" -gt 0 ] && [ "$d" -le $((own / 20 > 2 ? own / 20 : 2)) ]
 }
@@ -735,14 +761,179 @@ hold() {
 	pkg=$(dpkg-query -W -f '${Version}' "$(dpkg -S "$(readlink -f "$(ldd "$(command -v bench)" |
 		awk '/libdnnl/ { print $3 }')")" | cut -d: -f1)")
 	[ "${lines[0]}" = "onednn=${pkg%%-*}" ]
-	[ "${lines[1]}" = "mpi_library=Open MPI v$(mpirun --version | sed -n 's/.*(Open MPI) //p' | head -1)" ]
-	[ "${#lines[@]}" = 2 ]
+	# bench links no MPI (it opens one under a launcher and names it itself)
+	[ "${#lines[@]}" = 1 ]
 	command -v bench-cuda >/dev/null || skip "no bench-cuda among the programs under test"
 	run --separate-stderr launch --libs "$(command -v bench-cuda)"
 	[ "$status" -eq 0 ]
 	h=/usr/local/cuda/include/cudnn_version.h
 	[ "${lines[0]}" = "cudnn=$(awk '/define CUDNN_(MAJOR|MINOR|PATCHLEVEL) /{ v = v sep $3; sep = "." } END { print v }' "$h")" ]
 	printf '%s\n' "${lines[@]}" | grep -qx 'nccl=[0-9]*\.[0-9]*\.[0-9]*'
-	# cuDNN, NCCL, the CUDA runtime and MPI; the linked cuBLAS gives none.
-	[ "${#lines[@]}" = 4 ]
+	# cuDNN, NCCL and the CUDA runtime; the linked cuBLAS gives none.
+	[ "${#lines[@]}" = 3 ]
+}
+
+# ---- the energy lines -------------------------------------------------------
+
+# NVML faked (tests/drivers/fake-nvml.c): each read of a GPU's counter
+# advances it by FAKE_NVML_STEP_MJ (1000 mJ).
+NVML_LIB="${BIN_UNDER_TEST:-$ROOT/bin}/test-fake-nvml"
+
+# The energy lines of $lines (of device $1 when given).
+energy_lines() {
+	printf '%s\n' "${lines[@]}" | grep "^# energy .*${1:+ device=$1 }" || true
+}
+
+# %XX decoded.
+decoded() {
+	printf '%b\n' "$(sed 's/%\([0-9A-F][0-9A-F]\)/\\x\1/g' <<<"$1")"
+}
+
+# An empty sysfs root: no RAPL counter, whatever this machine has.
+no_rapl() {
+	mkdir -p "$BATS_TEST_TMPDIR/nosys"
+	export DLBENCH_SYSFS_ROOT="$BATS_TEST_TMPDIR/nosys"
+}
+
+# tests/fixtures/launch/energy/nvidia-smi on PATH: power.draw, a constant.
+power_smi() {
+	mkdir -p "$BATS_TEST_TMPDIR/esmi"
+	ln -sf "$F/energy/nvidia-smi" "$BATS_TEST_TMPDIR/esmi/nvidia-smi"
+	export PATH="$BATS_TEST_TMPDIR/esmi:$PATH"
+}
+
+# awk's verdict on an expression of the numbers given as a=, b=, ...
+holds() {
+	local expr=$1
+	shift
+	awk "$@" "BEGIN { exit !($expr) }"
+}
+
+@test "energy: a node with no counter readable writes one line saying what was tried" {
+	if ldconfig -p 2>/dev/null | grep -q 'libnvidia-ml\.so\.1 '; then
+		skip "this machine has NVML"
+	fi
+	no_rapl
+	run --separate-stderr launch 1n1g_b16_fp32 -- sleep 0.3
+	[ "$status" -eq 0 ]
+	vm=
+	if grep -qw hypervisor /proc/cpuinfo; then vm='; a virtual machine'; fi
+	e=$(energy_lines)
+	[[ "$e" == "# energy node=0 reason="* ]] && [ "$(wc -l <<<"$e")" = 1 ]
+	[ "$(decoded "${e#*reason=}")" = "no energy counter readable: no NVML (libnvidia-ml.so.1 not found), no power.draw from nvidia-smi, no RAPL (/sys/class/powercap absent)$vm" ]
+	# the energy lines come before the memory lines, which stay last
+	[[ "${lines[-1]}" == "# mem node=0 rank=0 "* ]]
+}
+
+@test "energy: NVML's counter of each GPU, sampled at the start, every second and at the end" {
+	no_rapl
+	t0=$(date +%s.%N)
+	LD_LIBRARY_PATH=$NVML_LIB FAKE_NVML_GPUS=2 run --separate-stderr launch 1n1g_b16_fp32 -- sleep 2.3
+	t1=$(date +%s.%N)
+	[ "$status" -eq 0 ]
+	[ "$(energy_lines | grep -vc ' device=gpu[01] how=nvml ')" = 0 ]
+	for k in 0 1; do
+		mapfile -t e < <(energy_lines "gpu$k")
+		[ "${#e[@]}" -ge 3 ] && [ "${#e[@]}" -le 5 ]
+		prev=0
+		for i in "${!e[@]}"; do
+			# a second's step at least between two, the last aside
+			[[ "${e[i]}" =~ ^"# energy node=0 device=gpu$k how=nvml t="([0-9]+\.[0-9]{3})" j=$i.000"$ ]]
+			t=${BASH_REMATCH[1]}
+			holds 't >= a - 0.01 && t <= b + 0.01' -v t="$t" -v a="$t0" -v b="$t1"
+			if [ "$i" -gt 0 ] && [ "$i" -lt $((${#e[@]} - 1)) ]; then
+				holds 't - p >= 0.99' -v t="$t" -v p="$prev"
+			fi
+			prev=$t
+		done
+	done
+}
+
+@test "energy: a GPU without NVML's counter is measured by nvidia-smi's power.draw, integrated, said so" {
+	no_rapl
+	power_smi
+	LD_LIBRARY_PATH=$NVML_LIB FAKE_NVML_NO_ENERGY=1 FAKE_SMI_GPUS='0 1' FAKE_SMI_WATTS=100.00 \
+		run --separate-stderr launch 1n1g_b16_fp32 -- sleep 2.5
+	[ "$status" -eq 0 ]
+	# GPU 0 keeps NVML's counter (nvidia-smi's lines of it are not taken)
+	[ "$(energy_lines gpu0 | grep -vc ' how=nvml ')" = 0 ]
+	mapfile -t e < <(energy_lines gpu1)
+	[ "${#e[@]}" -ge 2 ]
+	for i in "${!e[@]}"; do
+		[[ "${e[i]}" =~ ^"# energy node=0 device=gpu1 how=nvidia-smi t="([0-9.]+)" j="([0-9.]+)$ ]]
+		[ "$i" -gt 0 ] || { first=${BASH_REMATCH[1]}; [ "${BASH_REMATCH[2]}" = 0.000 ]; }
+		# 100 W for the time since the first sample, to the digits printed
+		holds 'j - 100 * (t - f) <= 0.11 && 100 * (t - f) - j <= 0.11' \
+			-v j="${BASH_REMATCH[2]}" -v t="${BASH_REMATCH[1]}" -v f="$first"
+	done
+	holds 'j > 100' -v j="${e[-1]##*j=}"
+}
+
+@test "energy: without NVML every GPU is nvidia-smi's; a node with a counter writes no reason" {
+	no_rapl
+	power_smi
+	FAKE_SMI_GPUS='0 1' run --separate-stderr launch 1n1g_b16_fp32 -- sleep 1.5
+	[ "$status" -eq 0 ]
+	[ "$(energy_lines | grep -c ' how=nvidia-smi ')" -ge 2 ]
+	[ "$(energy_lines | grep -vc ' how=nvidia-smi ')" = 0 ]
+}
+
+# A powercap tree under $BATS_TEST_TMPDIR/sys: package 0 (its counter at
+# 0.9 J, wrapping at 1 J) with its core and DRAM zones, a psys zone and an
+# MMIO zone (parts or copies of the package: not counted).
+rapl_tree() {
+	local p=$BATS_TEST_TMPDIR/sys/class/powercap z
+	for z in intel-rapl:0 intel-rapl:0:0 intel-rapl:0:1 intel-rapl:1 intel-rapl-mmio:0; do
+		mkdir -p "$p/$z"
+		echo 1000000 >"$p/$z/max_energy_range_uj"
+		echo 500 >"$p/$z/energy_uj"
+	done
+	echo package-0 >"$p/intel-rapl:0/name"
+	echo 900000 >"$p/intel-rapl:0/energy_uj"
+	echo core >"$p/intel-rapl:0:0/name"
+	echo dram >"$p/intel-rapl:0:1/name"
+	echo psys >"$p/intel-rapl:1/name"
+	echo package-0 >"$p/intel-rapl-mmio:0/name"
+	export DLBENCH_SYSFS_ROOT=$BATS_TEST_TMPDIR/sys
+	PKG=$p/intel-rapl:0/energy_uj
+}
+
+@test "energy: RAPL's package and DRAM counters, a wrap-around added back; core, psys and MMIO left out" {
+	rapl_tree
+	# the package counter: 0.9 J, 0.1 J (it wrapped at 1 J), 0.6 J
+	run --separate-stderr launch 1n1g_b16_fp32 -- sh -c \
+		"sleep 1.2; echo 100000 > '$PKG'; sleep 1.2; echo 600000 > '$PKG'; sleep 0.2"
+	[ "$status" -eq 0 ]
+	[ "$(energy_lines | grep -vc ' device=\(package-0\|dram-0\) how=rapl ')" = 0 ]
+	mapfile -t e < <(energy_lines package-0)
+	[ "${#e[@]}" -ge 3 ]
+	[ "${e[0]##* j=}" = 0.000 ]
+	[ "${e[-1]##* j=}" = 0.700 ]
+	# never back: each sample at least the one before
+	printf '%s\n' "${e[@]}" | awk '{ j = substr($NF, 3) + 0; if (j < last) exit 1; last = j }'
+	[ -z "$(energy_lines dram-0 | grep -v ' j=0\.000$')" ]
+	[ "$(energy_lines dram-0 | wc -l)" = "${#e[@]}" ]
+}
+
+@test "energy: RAPL zones whose counter cannot be read say so" {
+	if ldconfig -p 2>/dev/null | grep -q 'libnvidia-ml\.so\.1 '; then
+		skip "this machine has NVML"
+	fi
+	rapl_tree
+	for z in intel-rapl:0 intel-rapl:0:1; do
+		rm "$DLBENCH_SYSFS_ROOT/class/powercap/$z/energy_uj"
+		mkdir "$DLBENCH_SYSFS_ROOT/class/powercap/$z/energy_uj"
+	done
+	run --separate-stderr launch 1n1g_b16_fp32 -- true
+	[ "$status" -eq 0 ]
+	e=$(energy_lines)
+	[[ "$(decoded "${e#*reason=}")" == *", no RAPL (RAPL's energy_uj unreadable)"* ]]
+}
+
+@test "energy under mpirun: the node's first rank samples its counters, once" {
+	no_rapl
+	LD_LIBRARY_PATH=$NVML_LIB FAKE_NVML_GPUS=1 run --separate-stderr launch 1n2g_b16_fp32 -- sleep 1.2
+	[ "$status" -eq 0 ]
+	[ "$(energy_lines gpu0 | grep -c ' j=0\.000$')" = 1 ]
+	[ "$(energy_lines | grep -vc '^# energy node=0 device=gpu0 how=nvml ')" = 0 ]
 }

@@ -77,7 +77,8 @@ setup() {
 	[ ! -e "$T/logs/fake/1n2g_b16_fp32/1.log.err" ]
 	[ "$(cat "$T/logs/fake/1n2g_b16_fp32/1.outcome")" = "# outcome framework=fake key=1n2g_b16_fp32 run=1 status=failed exit=3 reason=fake-train:%20failing%20on%20purpose" ]
 	[ -f "$T/logs/fake/1n1g_b16_fp32/1.log" ]
-	grep -qx '| 1 | 2 | 16 | failed | - | - | - | - | 0 | - | - | - | runs 1,2: failed | - |' "$T/results/1n2g_b16_fp32.md"
+	# (J/sample "-": launch's energy lines, no figure for a run that failed; memory "-")
+	grep -qx '| 1 | 2 | 16 | failed | - | - | - | - | 0 | - | - | - | runs 1,2: failed | - | - |' "$T/results/1n2g_b16_fp32.md"
 	grep -qx -- '- \*\*failed runs\*\*: fake 1n2g_b16_fp32 runs 1,2: failed (exit 3): fake-train: failing on purpose' "$T/results/1n2g_b16_fp32.md"
 	[[ "$output" == *"make: 2 run(s) failed: OOM, failed or timeout in the table of $T/results/1n2g_b16_fp32 (RETRY=1 runs again those out of memory)"* ]]
 	: > "$FAKE_RUNS"
@@ -100,7 +101,7 @@ setup() {
 	r=$T/results/1n2g_b16_fp32
 	run -2 env FAKE_OOM=1n2g_b16_fp32 "${MK[@]}" "$r.md" "$r.json" "$r.html"
 	[[ "$output" == *"its outcome, oom, is in $T/logs/fake/1n2g_b16_fp32/2.outcome, not run again without RETRY=1"* ]]
-	grep -qx '| 1 | 2 | 16 | OOM | - | - | - | - | 0 | - | - | - | runs 1,2: OOM | - |' "$r.md"
+	grep -qx '| 1 | 2 | 16 | OOM | - | - | - | - | 0 | - | - | - | runs 1,2: OOM | - | - |' "$r.md"
 	grep -Eq '^\| 1 \| 1 \| 16 \| 158.42 \| .* \| - \| [0-9]+ \|$' "$r.md"
 	grep -qE -- '^- \*\*failed runs\*\*: fake 1n2g_b16_fp32 runs 1,2: OOM \(exit 1\): torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 48.00 MiB \(GPU [01]; 15.78 GiB total capacity\)$' "$r.md"
 	python3 -c 'import json, sys
@@ -133,7 +134,7 @@ assert [(f["run"], f["status"], f["exit"]) for f in c["failed_runs"]] == [(1, "o
 @test "a configuration with some runs failed: the median of the others, n counts them, the failed run named" {
 	r=$T/results/1n1g_b16_fp32
 	run -2 env FAKE_ONCE="$T/once" "${MK[@]}" RUNS=3 "$r.md"
-	grep -Eq '^\| 1 \| 1 \| 16 \| 158.42 \| 0.00 \| 1.00 \| 0.00 \| 1.00 \| 2 \| 0.0% \| 0.0% \| - \| run 1: failed \| [0-9]+ \|$' "$r.md"
+	grep -Eq '^\| 1 \| 1 \| 16 \| 158.42 \| 0.00 \| 1.00 \| 0.00 \| 1.00 \| 2 \| 0.0% \| 0.0% \| - \| run 1: failed \| - \| [0-9]+ \|$' "$r.md"
 	grep -qx '# outcome framework=fake key=1n1g_b16_fp32 run=1 status=failed exit=3 reason=fake-train:%20failing%20on%20purpose' "$r.tsv"
 	[ "$(grep -v '^#' "$r.tsv" | cut -f1,2,7)" = "fake	1n1g_b16_fp32	2" ]
 }
@@ -141,8 +142,8 @@ assert [(f["run"], f["status"], f["exit"]) for f in c["failed_runs"]] == [(1, "o
 @test "a 1n1g whose runs all failed: its row says so, the others have no speedup, plot leaves them out" {
 	r=$T/results/1n2g_b16_fp32
 	run -2 env FAKE_FAIL=1n1g_b16_fp32 "${MK[@]}" RUNS=1 "$r.md"
-	grep -qx '| 1 | 1 | 16 | failed | - | - | - | - | 0 | - | - | - | run 1: failed | - |' "$r.md"
-	grep -Eq '^\| 1 \| 2 \| 16 \| 313.73 \| - \| - \| - \| - \| 1 \| 0.0% \| - \| no interval: 1 run \| - \| [0-9]+ \|$' "$r.md"
+	grep -qx '| 1 | 1 | 16 | failed | - | - | - | - | 0 | - | - | - | run 1: failed | - | - |' "$r.md"
+	grep -Eq '^\| 1 \| 2 \| 16 \| 313.73 \| - \| - \| - \| - \| 1 \| 0.0% \| - \| no interval: 1 run \| - \| - \| [0-9]+ \|$' "$r.md"
 	run -2 env FAKE_FAIL=1n1g_b16_fp32 "${MK[@]}" RUNS=1 "$r.svg"
 	xmllint --noout "$r.svg"
 	! grep -q 'ideal: 1n1g' "$r.gp" || false
@@ -421,6 +422,28 @@ make: '$r.html' is up to date." ]
 	grep -q '^| 1 | 2 | 16 | .* | 301.00 |$' "$r.md"
 	run -0 "${MK[@]}" "$r.md"
 	! grep -q 'published' "$r.md" || false
+}
+
+@test "ROOF and PEAK_TFLOPS: the MFU column in every view, made again when they change, not the .tsv" {
+	r=$T/results/1n2g_b16_fp32
+	printf 'roof fp32 100.0 GFLOP/s 128x128x3x3 s1 28x28 fwd\n' > "$T/roof"
+	FAKE_FLOP=100000000 "${MK[@]}" "$r.md" >/dev/null 2>&1
+	# launch's energy lines: a J/sample column, "-" here (the fake's clock
+	# is not this machine's, and a machine without counters says so)
+	grep -q '| noisy | J/sample | memory |$' "$r.md"
+	grep -q '^| 1 | 1 | 16 | .* | - | [0-9]* |$' "$r.md"
+	grep -q '^- \*\*no MFU\*\*: fake 1n1g_b16_fp32, fake 1n2g_b16_fp32: no peak of its CPUs' "$r.md"
+	run -0 "${MK[@]}" ROOF="$T/roof" "$r.md" "$r.json"
+	[[ "$output" != *grep-iters* ]]
+	# 158.42 samples/s x 0.1 GFLOP / 100 GFLOP/s; 1n2g: 313.73 on one node's CPUs
+	grep -q '^| 1 | 1 | 16 | 158.42 | .* | - | 15.8 | [0-9]* |$' "$r.md"
+	grep -q '^| 1 | 2 | 16 | 313.73 | .* | - | 31.4 | [0-9]* |$' "$r.md"
+	grep -q '"mfu_percent": 15.84' "$r.json"
+	run -0 "${MK[@]}" PEAK_TFLOPS=0.2 "$r.md"
+	grep -q '^| 1 | 1 | 16 | 158.42 | .* | - | 7.9 | [0-9]* |$' "$r.md"
+	# a ROOF not there yet is measured by bin/perf-roof before the table
+	run -0 "${MK[@]}" -n ROOF="$T/new/roof" "$r.md"
+	[[ "$output" == *"bin/perf-roof > $T/new/roof.tmp"* ]]
 }
 
 @test "compare goes through its .tsv and honours WINDOW" {

@@ -272,7 +272,7 @@ def main():
 	c=$(plan oneflow 1n1g_b128_amp)
 	eval "launch 1n1g_b128_amp -- $c" >"$d/1.log"
 	run -0 --separate-stderr bash -c "grep-iters '$d/1.log' | window | median | speedup | table"
-	same "${lines[-1]}" "- settings: settings best, layout nhwc, use_fp16 yes, fuse_bn_relu yes, fuse_bn_add_relu yes, nccl_fusion 16mb,24ops, gpu_image_decoder yes, nccl_launch_mode PARALLEL, data synthetic"
+	same "$(grep '^- settings: ' <<<"$output")" "- settings: settings best, layout nhwc, use_fp16 yes, fuse_bn_relu yes, fuse_bn_add_relu yes, nccl_fusion 16mb,24ops, gpu_image_decoder yes, nccl_launch_mode PARALLEL, data synthetic"
 	[[ "$(grep '^| 1 ' <<<"$output")" == "| 1 | 1 | 128 | 1280.00 |"* ]]
 }
 
@@ -406,9 +406,11 @@ PY
 	[ "$(printf '%s\n' "${lines[@]:1:11}" | sed 's/^# env node=0 setting\.//' | head -8 | paste -sd' ')" = "layout=channels_last autocast=fp16 grad_scaler=on tf32=on cudnn_benchmark=on sgd=$(
 		/usr/bin/python3 -c 'import torch, inspect; print("fused" if "fused" in inspect.signature(torch.optim.SGD).parameters else "foreach")') compile=none dist_backend=none" ]
 	[[ "${lines[9]}" == "# env node=0 setting.torch="* ]]
-	[[ "${lines[12]}" =~ ^iter=1\ loss=[0-9]+\.[0-9]{4}\ step_s=[0-9]+\.[0-9]{4}\ samples_per_s=[0-9]+\.[0-9]{2}\ ts=[0-9]+\.[0-9]{6}$ ]]
-	[ "${lines[14]}" = "# end iters=2 peak_mem_mb=1024 max_reserved_mb=3 max_allocated_mb=2" ]
-	[ "${#lines[@]}" -eq 15 ]
+	# the FLOP of a training sample at 32 px, 10 classes: bench's own count (tests/bench.bats)
+	[ "${lines[12]}" = "# env node=0 flop_per_sample=500588544" ]
+	[[ "${lines[13]}" =~ ^iter=1\ loss=[0-9]+\.[0-9]{4}\ step_s=[0-9]+\.[0-9]{4}\ samples_per_s=[0-9]+\.[0-9]{2}\ ts=[0-9]+\.[0-9]{6}$ ]]
+	[ "${lines[15]}" = "# end iters=2 peak_mem_mb=1024 max_reserved_mb=3 max_allocated_mb=2" ]
+	[ "${#lines[@]}" -eq 16 ]
 	printf '%s\n' "${lines[@]}" >"$d/1.log"
 	run -0 grep-iters "$d/1.log"
 	[[ "${lines[1]}" == "pytorch-synthetic	bench	1n1g_b2_amp	1	2	"* ]]

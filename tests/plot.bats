@@ -330,3 +330,18 @@ interconnect_section() {
 	[ "${lines[2]}" = "<p>No interconnect recorded: no nvidia-smi topo -m, no /sys/class/infiniband, no NCCL lines in the logs.</p>" ]
 }
 
+@test "the page of a table with J/sample and MFU %: the columns, their footer, and how they were made" {
+	TF="$FIXTURES/table"
+	(cd "$TF" && table -r roof.txt energy.tsv) > "$T/e.md"
+	plot "$TF/energy.tsv" > "$T/e.gp"
+	gnuplot "$T/e.gp" > "$T/e.svg"
+	run -0 plot -s page -t "$T/e.md" -g "$T/e.svg" "$TF/energy.tsv"
+	[[ "$output" == *'<th>J/sample</th><th>MFU %</th></tr>'* ]]
+	[[ "$output" == *'<td>1.100</td><td>22.0</td></tr>'* ]]
+	[[ "$output" == *'<li><strong>no energy figure</strong>: bench 1n2g_b16_fp32: run 2: node 0: no energy counter readable'* ]]
+	[[ "$output" == *"<p>J/sample: launch samples each node's energy counters"* ]]
+	[[ "$output" == *"<p>MFU % (model FLOP utilisation) = samples/s × the FLOP of a training sample"* ]]
+	# a table without them: neither paragraph
+	run -0 plot -s page -t "$P/stats.md" -g "$T/e.svg" "$P/stats.tsv"
+	[[ "$output" != *"J/sample"* && "$output" != *"MFU"* ]]
+}

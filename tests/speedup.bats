@@ -124,6 +124,16 @@ IN
 	[ "$output" = "$(printf '# mode=dlperf\na\t1n8g_b16_fp32\t8.00\t8.00\t8.00\t8.00\t1\t2.67\n# x=1\ty=2\na\t1n1g_b16_fp32\t3.00\t3.00\t3.00\t3.00\t1\t1.00\n# end')" ]
 }
 
+@test "window's energy lines pass through median and speedup as they are; a malformed one is an error" {
+	e='# energy framework=a key=1n1g_b16_fp32 run=1 joules=12.5 samples=16 how=rapl:2'
+	n='# energy framework=a key=1n1g_b16_fp32 run=2 reason=node%200:%20no%20counter'
+	run -0 --separate-stderr bash -c "printf 'a\t1n1g_b16_fp32\t1\t3.00\na\t1n1g_b16_fp32\t2\t3.00\n%s\n%s\n' '$e' '$n' | median | speedup"
+	[ "${lines[0]}" = "$e" ] && [ "${lines[1]}" = "$n" ]
+	[[ "${lines[2]}" == a$'\t'1n1g_b16_fp32$'\t'3.00$'\t'* ]]
+	run -1 --separate-stderr speedup <<<'# energy framework=a key=1n1g_b16_fp32 run=1 joules=x samples=16 how=rapl:2'
+	[ "$stderr" = "speedup: <stdin>:1: energy line: joules 'x' is not a number >= 0" ]
+}
+
 @test "median's mode line passes through median and speedup" {
 	run -0 bash -c "{ echo '# mode=dlperf'; cat '$FIXTURES/median/plsc.tsv'; } | median | speedup"
 	[ "$output" = "$(echo '# mode=dlperf'; cat "$F/plsc.expected")" ]

@@ -387,9 +387,10 @@ IN
 	run -2 --separate-stderr table -x
 	[ -z "$output" ]
 	[ "$stderr" = "$(cat <<'USAGE'
-usage: table [-s scaling|compare|json] [-p published.tsv] [file ...]
+usage: table [-s scaling|compare|json] [-p published.tsv] [-P peak_tflops] [-r roof]
+      [file ...]
   in: framework key median mean min max n [ci_lo ci_hi cv_pct outliers]
-      speedup [speedup_pm efficiency]  (speedup's output; launch's # env, # mem)
+      speedup [speedup_pm efficiency]  (speedup's output; # env, # mem, # energy)
   scaling: per framework, batch, precision; rows in ladder order:
     | node_num | gpu_num_per_node | batch_size_per_device | samples/s | speedup | n | spread |[ memory |][ nccl |][ published |]
     with the interval fields: samples/s | ± | speedup | ± | efficiency | n
@@ -398,6 +399,8 @@ usage: table [-s scaling|compare|json] [-p published.tsv] [file ...]
     interconnect (nccl: NCCL's transports, † over sockets between nodes)
   compare: per batch, precision: | node num | device num | <framework> ... |
   json: {"r50": {"<N>n<G>g": {...}, ...}}, cases in ladder order, one line
+  J/sample (# energy lines) and MFU % (-P a device's peak, -r bin/perf-roof's
+  output) after the failed runs column where known
 USAGE
 )" ]
 }
@@ -807,4 +810,113 @@ nccl_input() {
 # env $p topo.NIC0.name=mlx5_0
 # env $p ib_devices=0"
 	[ "${lines[-1]}" = "- interconnect: 4 GPUs (pairs: 6 NV18); mlx5_0 nearest GPU0, GPU1 (PIX); NIC1 nearest GPU2 (PXB); InfiniBand ports: none" ]
+}
+
+# ---- energy per sample and MFU ----------------------------------------------
+# fixtures/table/energy.tsv: bench at 1n1g and 1n2g, 3 runs each (median
+# samples/s 11 and 20), window's energy lines (1n1g's runs 1.0, 1.2 and 1.1
+# J a sample; 1n2g's run 2 without a counter) and bench's FLOP count (2
+# GFLOP a sample); roof.txt a CPU roof of 100 GFLOP/s in fp32, none in
+# bf16. energy.md, energy.json and energy-compare.md: their views.
+
+@test "J/sample: the median over runs of joules ÷ samples; - and the footer's reason where a run has none" {
+	cd "$T_F"
+	run -0 --separate-stderr table -r roof.txt energy.tsv
+	[ "$output" = "$(cat energy.md)" ]
+	[ -z "$stderr" ]
+	[ "${lines[1]}" = "| node_num | gpu_num_per_node | batch_size_per_device | samples/s | ± | speedup | ± | efficiency | n | spread | cv | noisy | J/sample | MFU % |" ]
+	[[ "${lines[3]}" == "| 1 | 1 | 16 | 11.00 | "*" | 1.100 | 22.0 |" ]]
+	[[ "${lines[4]}" == "| 1 | 2 | 16 | 20.00 | "*" | - | 40.0 |" ]]
+	[ "${lines[-2]}" = "- **no energy figure**: bench 1n2g_b16_fp32: run 2: node 0: no energy counter readable: no RAPL (/sys/class/powercap absent)" ]
+}
+
+@test "MFU % on CPUs: samples/s × the log's FLOP a sample ÷ (nodes × the measured roof), in every view" {
+	cd "$T_F"
+	# 11 x 2 GFLOP / 100 GFLOP/s = 22 %; 1n2g: one node's CPUs, 20 x 2 / 100 = 40 %
+	run -0 table -s json -r roof.txt energy.tsv
+	[ "$output" = "$(cat energy.json)" ]
+	python3 -c 'import json, sys
+d = json.loads(sys.argv[1])["r50"]
+assert d["1n1g"]["energy_j_per_sample"] == 1.1 and d["1n1g"]["mfu_percent"] == 22.0, d
+assert d["1n2g"]["energy_j_per_sample"] is None and d["1n2g"]["mfu_percent"] == 40.0, d
+assert d["1n2g"]["energy_reason"].startswith("run 2: node 0: no energy counter readable"), d' "$output"
+	run -0 table -s compare -r roof.txt energy.tsv
+	[ "$output" = "$(cat energy-compare.md)" ]
+	[ "${lines[1]}" = "| node num | device num | bench | bench J/sample | bench MFU % |" ]
+	[ "${lines[3]}" = "| 1 | 1 | 11.00 | 1.100 | 22.0 |" ]
+	# amp on CPUs is bf16: this roof has none, so no MFU, and the footer says so
+	run -0 bash -c "sed 's/_fp32/_amp/g' energy.tsv | table -r roof.txt"
+	[[ "${lines[1]}" == *"| noisy | J/sample |" ]]
+	[ "${lines[-1]}" = "- **no MFU**: bench 1n1g_b16_amp, bench 1n2g_b16_amp: roof.txt has no bf16 roof" ]
+	# no roof given: none, and how to give one
+	run -0 table energy.tsv
+	[ "${lines[-1]}" = "- **no MFU**: bench 1n1g_b16_fp32, bench 1n2g_b16_fp32: no peak of its CPUs: ROOF= bin/perf-roof's output, or PEAK_TFLOPS=" ]
+	# -P: a device's peak, here a node's CPUs: 11 x 2 / 50 = 44 %
+	run -0 table -P 0.05 energy.tsv
+	[[ "${lines[3]}" == *" | 1.100 | 44.0 |" ]]
+	[ "${lines[-1]}" = "- MFU: bench 1n1g_b16_fp32, bench 1n2g_b16_fp32: samples/s × 2.000 GFLOP a sample (the trainer's own count, its log's flop_per_sample) ÷ (devices × 0.05 TFLOP/s a node's CPUs (PEAK_TFLOPS))" ]
+}
+
+# Speedup records of one run of fw KEY at SAMPLES/s with env lines NAME=VALUE...
+gpu_rows() {
+	local key=$1 rate=$2
+	shift 2
+	printf 'fw\t%s\t%s\t%s\t%s\t%s\t1\t-\t-\t-\t-\t1.00\t0.00\t1.00\n' "$key" "$rate" "$rate" "$rate" "$rate"
+	for item in "$@"; do
+		echo "# env framework=fw key=$key run=1 node=0 $item"
+	done
+}
+
+@test "MFU % on GPUs: a device's dense peak at the run's precision, by nvidia-smi's name, N × G devices" {
+	h100='gpu0.name=NVIDIA%20H100%2080GB%20HBM3'
+	# ResNet50 at 224 px, named by a pipeline: 3 x 8,178,368,512 FLOP, bench's count
+	run -0 bash -c "$(declare -f gpu_rows); gpu_rows 1n1g_b256_amp 3000.00 '$h100' model=resnet50 image=224 | table"
+	# 3000 x 24.535105536e9 / 989.5e12 = 7.4387 %
+	[[ "${lines[3]}" == *" | 7.4 |" ]]
+	[ "${lines[-1]}" = "- MFU: fw 1n1g_b256_amp: samples/s × 24.535 GFLOP a sample (resnet50 at 224 px: 3 × its forward pass, 2 FLOP a multiply-add) ÷ (devices × 989.5 TFLOP/s a GPU, the dense fp16 peak of the H100's datasheet (NVIDIA H100 80GB HBM3))" ]
+	[ "$(bench --describe | sed -n 's/^train_flops_per_sample=//p')" = 24535105536 ] ||
+		! command -v bench >/dev/null
+	# 8 GPUs of a node: 8 x the peak
+	run -0 bash -c "$(declare -f gpu_rows); gpu_rows 1n8g_b256_amp 24000.00 '$h100' flop_per_sample=24535105536 | table -s json"
+	python3 -c 'import json, sys
+v = json.loads(sys.argv[1])["r50"]["1n8g"]["mfu_percent"]
+assert abs(v - 24000 * 24535105536 / (8 * 989.5e12) * 100) < 1e-9, v' "$output"
+	# the name picks the row: PCIe, A10 beside A100, V100 without bf16, one unknown
+	for c in "NVIDIA%20H100%20PCIe fp32 51" "NVIDIA%20A100-SXM4-80GB tf32 156" "NVIDIA%20A10 bf16 125" \
+		"Tesla%20V100-SXM2-16GB fp16 125" "Tesla%20V100-PCIE-32GB amp 112" "NVIDIA%20H200 bf16 989.5" \
+		"NVIDIA%20L40S fp16 362.05"; do
+		set -- $c
+		run -0 bash -c "$(declare -f gpu_rows); gpu_rows 1n1g_b64_$2 100.00 gpu0.name=$1 flop_per_sample=1000000000000 | table"
+		[[ "${lines[-1]}" == *"÷ (devices × $3 TFLOP/s a GPU, the dense "* ]]
+	done
+	run -0 bash -c "$(declare -f gpu_rows); gpu_rows 1n1g_b64_bf16 100.00 gpu0.name=Tesla%20V100-SXM2-16GB flop_per_sample=1 | table"
+	[ "${lines[-1]}" = "- **no MFU**: fw 1n1g_b64_bf16: Tesla V100-SXM2-16GB has no bf16 tensor core (PEAK_TFLOPS= gives a peak)" ]
+	[[ "${lines[1]}" != *"MFU"* ]]
+	run -0 bash -c "$(declare -f gpu_rows); gpu_rows 1n1g_b64_fp32 100.00 gpu0.name=Tesla%20K80 flop_per_sample=1 | table -s json"
+	[[ "$output" == *'"mfu_percent": null, "mfu_reason": "no peak known for Tesla K80 (PEAK_TFLOPS= gives one)"'* ]]
+	# PEAK_TFLOPS overrides the table
+	run -0 bash -c "$(declare -f gpu_rows); gpu_rows 1n1g_b64_fp32 100.00 gpu0.name=Tesla%20K80 flop_per_sample=1000000000000 | table -P 200"
+	[[ "${lines[3]}" == *" | 50.0 |" ]]
+}
+
+@test "no FLOP count, no MFU and no footer line; a model of unknown FLOP count says so" {
+	run -0 bash -c "$(declare -f gpu_rows); gpu_rows 1n1g_b64_fp32 100.00 gpu0.name=NVIDIA%20A100 | table"
+	[[ "$output" != *MFU* ]]
+	run -0 bash -c "$(declare -f gpu_rows); gpu_rows 1n1g_b64_fp32 100.00 gpu0.name=NVIDIA%20A100 model=resnet50 image=64 | table -s json"
+	[[ "$output" == *'"mfu_percent": null, "mfu_reason": "no FLOP count of resnet50 at 64 px (a log'"'"'s flop_per_sample gives one)"'* ]]
+}
+
+@test "energy and MFU inputs that are wrong: errors naming file and line, or usage" {
+	run -1 --separate-stderr table <<<'# energy framework=a key=1n1g_b1_fp32 run=1 node=0 device=gpu0 how=nvml t=1 j=1'
+	[ "$stderr" = "table: <stdin>:1: an energy sample: window turns a run's samples into its joules first" ]
+	printf 'roof fp32 fast GFLOP/s\n' > "$BATS_TEST_TMPDIR/roof"
+	run -1 --separate-stderr table -r "$BATS_TEST_TMPDIR/roof" </dev/null
+	[ "$stderr" = "table: $BATS_TEST_TMPDIR/roof:1: roof 'fast GFLOP/s' is not a positive GFLOP/s" ]
+	printf 'peak fp32 1\n' > "$BATS_TEST_TMPDIR/roof"
+	run -1 --separate-stderr table -r "$BATS_TEST_TMPDIR/roof" </dev/null
+	[ "$stderr" = "table: $BATS_TEST_TMPDIR/roof:1: not bin/perf-roof's 'roof fp32|bf16 <GFLOP/s> GFLOP/s ...'" ]
+	run -2 --separate-stderr table -P 0 </dev/null
+	[ "${stderr_lines[0]}" = "table: -P: '0' is not a peak in TFLOP/s > 0" ]
+	run -1 --separate-stderr table -r "$BATS_TEST_TMPDIR/none" </dev/null
+	[[ "$stderr" == "table: $BATS_TEST_TMPDIR/none: "* ]]
 }

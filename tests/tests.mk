@@ -40,6 +40,13 @@ test: test-deps
 test-build:
 	@$(MAKE) --no-print-directory CUDA_QUIET=1 all
 
+# NVML faked (tests/drivers/fake-nvml.c) for launch's energy counters:
+# tests/launch.bats names its folder in LD_LIBRARY_PATH.
+$(BIN)/test-fake-nvml/libnvidia-ml.so.1: tests/drivers/fake-nvml.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $<
+all: $(BIN)/test-fake-nvml/libnvidia-ml.so.1
+
 TEST_TARGETS := $(addprefix test-,$(TEST_NAMES))
 $(TEST_TARGETS): test-%: test-build
 	@$(call test_cmd,$*)
@@ -55,7 +62,7 @@ SAN_DIR := $(OBJ)/san
 SAN_NAMES := grep-iters window median speedup table plot launch compare ranks outcome bench-host \
 	data-units
 SAN_PROGS := $(FILTERS) test-arena-check test-gpu-host $(if $(CUDA_FOUND),check-gpu-compare) \
-	test-data-check imagenet-synthetic
+	test-data-check imagenet-synthetic test-fake-nvml/libnvidia-ml.so.1
 SAN_ASAN := detect_leaks=0
 # bench's host logic: its programs link the CUDA libraries, whose start-up
 # maps memory where AddressSanitizer's shadow gap would be.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # window: grep-iters records -> one throughput per run.
-# Fixtures (tests/fixtures/window/): the frameworks' sample lines as
+# Fixtures (tests/fixtures/window/): energy.tsv (a 2-node run with
+# launch's energy samples, the joules worked out by hand in its test); the frameworks' sample lines as
 # grep-iters records written by hand: sample-a.tsv (PyTorch sample A as
 # 2n8g_b128_fp32, run 1), sample-b.tsv (sample B as 4n8g_b128_fp32, grouped
 # by iteration) and sample-b-lines.tsv (the same in file order, the records
@@ -680,4 +681,98 @@ steps_file() { # step_s ... -> run 1 of a/1n1g_b16_fp32, no stamps
 		'# end iters=6 peak_mem_mb=1' > "$BATS_TEST_TMPDIR/b.log"
 	run -0 bash -c "grep-iters -k 1n1g_b16_fp32 '$BATS_TEST_TMPDIR/b.log' | window -d 1000 -m median-step -s 2 -n 4 | cut -f1-4"
 	[ "$output" = "$(printf 'bench\t1n1g_b16_fp32\t1\t33.68')" ]
+}
+
+# ---- launch's energy samples ------------------------------------------------
+
+@test "a run's energy samples become one line: the joules of its window, interpolated, over every node and device" {
+	run -0 --separate-stderr window -d 1000 -s 1 -n 3 "$F/energy.tsv"
+	# window: iterations 2-4, from the stamp of 1 (100.0) to that of 4 (103.5)
+	#   gpu0:      500 x 0.5/2 = 125 at 100.0, 500 + 300 x 2/3 = 700 at 103.5: 575
+	#   package-0: 60 x 1/6 = 10, 60 x 4.5/6 = 45: 35;  dram-0: 1 and 4.5: 3.5
+	# 613.5 J for 2 nodes x 10 samples x 3 iterations
+	[ "${lines[0]}" = "# env framework=bench key=2n1g_b10_fp32 run=1 node=0 hostname=a" ]
+	[ "${lines[1]}" = "# mem framework=bench key=2n1g_b10_fp32 run=1 node=0 rank=0 host=a rss_peak_mib=10" ]
+	[[ "${lines[2]}" == "bench	2n1g_b10_fp32	1	17.14	"* ]]
+	[ "${lines[3]}" = "# energy framework=bench key=2n1g_b10_fp32 run=1 joules=613.500 samples=60 how=nvml:1,rapl:2" ]
+	[ "${#lines[@]}" = 4 ]
+	# median passes it on
+	run -0 bash -c "window -d 1000 -s 1 -n 3 '$F/energy.tsv' | median | grep -c '^# energy .* joules=613.500 '"
+	[ "$output" = 1 ]
+}
+
+@test "the window's stamps on a sample's own time take the sample as it is" {
+	run -0 --separate-stderr window -d 1000 -s 0 -n 4 -m rate "$F/energy.tsv"
+	# no stamp ends at iteration 0: the window has no place on the clock
+	[[ "${lines[-1]}" == "# energy framework=bench key=2n1g_b10_fp32 run=1 reason=the%20window's%20records%20carry%20no%20timestamp_s:"* ]]
+	sed 's/t=101.500/t=101.000/' "$F/energy.tsv" > "$BATS_TEST_TMPDIR/e"
+	run -0 --separate-stderr window -d 1000 -s 2 -n 2 "$BATS_TEST_TMPDIR/e"
+	# from 101.0, gpu0's own sample (500; package-0 20, dram-0 2), to 103.5
+	# (gpu0 500 + 300 x 2.5/3.5, 45, 4.5): 214.286 + 25 + 2.5
+	[ "${lines[-1]}" = "# energy framework=bench key=2n1g_b10_fp32 run=1 joules=241.786 samples=40 how=nvml:1,rapl:2" ]
+}
+
+# $F/energy.tsv with sed script $1 applied; window -s 1 -n 3's energy line.
+energy_of() {
+	sed "$1" "$F/energy.tsv" > "$BATS_TEST_TMPDIR/e"
+	window -d 1000 -s 1 -n 3 "$BATS_TEST_TMPDIR/e" | grep '^# energy ' | sed 's/.* run=1 //; s/%20/ /g; s/%3D/=/g'
+}
+
+@test "a run without a figure says why: a node's own reason, a node without lines, samples short of the window, a counter going back" {
+	run -0 energy_of '/node=1 device=/d; $a # energy framework=bench key=2n1g_b10_fp32 run=1 node=1 reason=no%20energy%20counter%20readable:%20no%20RAPL'
+	[ "$output" = "reason=node 1: no energy counter readable: no RAPL" ]
+	run -0 energy_of '/node=1 device=/d'
+	[ "$output" = "reason=node 1 wrote no energy line" ]
+	run -0 energy_of 's/t=104.500/t=103.400/'
+	[ "$output" = "reason=node 0 gpu0's samples (t=99.500..103.400) do not cover the timed window (t=100.000..103.500)" ]
+	run -0 energy_of 's/t=104.500 j=800.000/t=104.500 j=400.000/'
+	[ "$output" = "reason=node 0 gpu0's counter goes back at t=104.500" ]
+	# records with no timestamp_s: no place on the clock
+	run -0 energy_of 's/\t10[0-4]\.[05]\t/\t-\t/'
+	[[ "$output" == "reason=the window's records carry no timestamp_s: it has no place on the energy samples' clock" ]]
+}
+
+@test "DLPerf's methods give an energy line a reason, not a figure" {
+	{
+		echo '# mode=dlperf'
+		cat "$F/dlperf/tensorflow.tsv"
+		echo '# energy framework=tensorflow key=1n1g_b128_fp32 run=1 node=0 device=gpu0 how=nvml t=1 j=0'
+	} > "$BATS_TEST_TMPDIR/d"
+	run -0 --separate-stderr window "$BATS_TEST_TMPDIR/d"
+	[ "${lines[1]}" = "$(cat "$F/dlperf/tensorflow.expected")" ]
+	[ "${lines[2]}" = "# energy framework=tensorflow key=1n1g_b128_fp32 run=1 reason=measured%20by%20DLPerf's%20method:%20its%20window%20has%20no%20place%20on%20the%20clock" ]
+}
+
+@test "an energy sample not right after its run's records, or a device measured two ways, is an error naming file and line" {
+	{ grep '^# energy' "$F/energy.tsv"; grep -v '^#' "$F/energy.tsv"; } > "$BATS_TEST_TMPDIR/e"
+	run -1 --separate-stderr window "$BATS_TEST_TMPDIR/e"
+	[ "$stderr" = "window: $BATS_TEST_TMPDIR/e:1: energy line of bench/2n1g_b10_fp32/1: not after that run's records" ]
+	sed 's/run=1 node=0 device/run=2 node=0 device/' "$F/energy.tsv" > "$BATS_TEST_TMPDIR/e"
+	run -1 --separate-stderr window "$BATS_TEST_TMPDIR/e"
+	[ "$stderr" = "window: $BATS_TEST_TMPDIR/e:7: energy line of bench/2n1g_b10_fp32/2: not after that run's records" ]
+	sed '8s/how=nvml/how=nvidia-smi/' "$F/energy.tsv" > "$BATS_TEST_TMPDIR/e"
+	run -1 --separate-stderr window "$BATS_TEST_TMPDIR/e"
+	[ "$stderr" = "window: $BATS_TEST_TMPDIR/e:8: node 0 gpu0 measured by nvml, then by nvidia-smi" ]
+}
+
+@test "a malformed energy line is an error naming file, line and what is wrong (lib/meta.c)" {
+	e='# energy framework=bench key=2n1g_b10_fp32 run=1 node=0'
+	for bad in "device=gpu0 how=nvml t=x j=0|energy line: t 'x' is not a number >= 0" \
+		"device=gpu0 how=nvml t=1 j=-1|energy line: j '-1' is not a number >= 0" \
+		"how=nvml device=gpu0 t=1 j=0|energy line: device= expected, not 'how=nvml'" \
+		"device=gpu0 how=nvml t=1|energy line: 3 items after node=, expected device= how= t= j= or reason=" \
+		"reason=a b|energy line: 2 items after node=, expected device= how= t= j= or reason="; do
+		{ grep -v '^#' "$F/energy.tsv"; echo "$e ${bad%%|*}"; } > "$BATS_TEST_TMPDIR/e"
+		run -1 --separate-stderr window "$BATS_TEST_TMPDIR/e"
+		[ "$stderr" = "window: $BATS_TEST_TMPDIR/e:6: ${bad#*|}" ]
+	done
+	echo '# energy framework=a key=1n1g_b1_fp32 run=1 joules=1 samples=0 how=x' > "$BATS_TEST_TMPDIR/e"
+	run -1 --separate-stderr window "$BATS_TEST_TMPDIR/e"
+	[ "$stderr" = "window: $BATS_TEST_TMPDIR/e:1: energy line: samples '0' is not a whole number > 0" ]
+}
+
+@test "a run's energy line, window's own, is passed on as it is" {
+	line='# energy framework=a key=1n1g_b1_fp32 run=1 joules=1.5 samples=2 how=rapl:1'
+	run -0 window <<<"$line"
+	[ "$output" = "$line" ]
 }

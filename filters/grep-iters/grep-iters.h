@@ -2,7 +2,7 @@
  * grep-iters.h — what the parts of grep-iters share: main.c reads the logs
  * and writes the records, paths.c reads a log's configuration from its
  * path or -k, lines.c splits a log into lines, ranks.c groups the lines of
- * several ranks in one log, meta.c keeps launch's env and mem lines,
+ * several ranks in one log, meta.c keeps launch's env, mem and energy lines,
  * nccl.c reads what NCCL chose from the other lines, list.c lists the
  * formats (-l).
  */
@@ -63,7 +63,7 @@ static inline char *lines_next(struct lines *r, struct input *in)
 	return start;
 }
 
-/* ---- launch's "# env" and "# mem" lines (meta.c) ------------------------ */
+/* ---- launch's "# env", "# mem" and "# energy" lines (meta.c) ------------ */
 
 struct metalines {
 	char **v; /* the lines as read */

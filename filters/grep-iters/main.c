@@ -14,9 +14,10 @@
  * iteration: the median time or rate) and written sorted by iteration.
  * With -c dlperf the first line is the meta line "# mode=dlperf" and every
  * matching line is one record, in file order, numbered as printed.
- * launch's "# env ..." and "# mem ..." lines follow the log's records, with
- * "framework=<fw> key=<key> run=<run>" before node= (meta.c), then "# env"
- * lines of what NCCL chose, read from the log's other lines (nccl.c).
+ * launch's "# env ...", "# mem ..." and "# energy ..." lines follow the
+ * log's records, with "framework=<fw> key=<key> run=<run>" before node=
+ * (meta.c), then "# env" lines of what NCCL chose, read from the log's
+ * other lines (nccl.c).
  */
 #include "../filter.h"
 #include "../formats/alias.h"
@@ -48,7 +49,7 @@ struct log {
 	} pending[PENDING_MAX]; /* configuration lines before the format was known */
 	int npending;
 	struct ranks *ranks;   /* a grouped format's lines */
-	struct metalines meta; /* launch's "# env" and "# mem" lines */
+	struct metalines meta; /* launch's "# env", "# mem" and "# energy" lines */
 	struct nccl nccl;      /* what NCCL chose, from the other lines */
 	const char *fw;        /* the framework and key of the records */
 	char key[KEY_MAX];

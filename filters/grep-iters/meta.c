@@ -1,6 +1,7 @@
 /*
- * meta.c — launch's "# env" and "# mem" lines of a log (doc/cluster.md),
- * kept while the log is read; main.c writes them after the log's records.
+ * meta.c — launch's "# env", "# mem" and "# energy" lines of a log
+ * (doc/cluster.md), kept while the log is read; main.c writes them after
+ * the log's records.
  *
  * Reads a log line: keeps it when it is one of them, checked in launch's
  * form by the grammar's owner (lib/meta.c: any other shape is an error

@@ -1,6 +1,7 @@
 /*
  * capture.c — the output of a program that launch runs to learn something
- * (the "# env" items, ldd for launch --libs), bounded in time.
+ * (the "# env" items, ldd for launch --libs), bounded in time; and the
+ * standard files of such a program, which smi.c's get too.
  *
  * Reads the program's stdout through a pipe; writes nothing. The program
  * gets /dev/null for stdin and stderr, no blocked signals, and a process
@@ -19,6 +20,20 @@
 
 #define CMD_S 3.0 /* each program run here, at most */
 
+void child_stdio(int out)
+{
+	sigset_t none;
+	int null = open("/dev/null", O_RDWR);
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	dup2(out, STDOUT_FILENO);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDERR_FILENO);
+	}
+}
+
 ssize_t run_capture(char *const argv[], char *buf, size_t size, int partial)
 {
 	int fds[2], st;
@@ -33,17 +48,9 @@ ssize_t run_capture(char *const argv[], char *buf, size_t size, int partial)
 		return -1;
 	}
 	if (pid == 0) {
-		sigset_t none;
-		int null = open("/dev/null", O_RDWR);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
 		setpgid(0, 0);
 		close(fds[0]);
-		dup2(fds[1], STDOUT_FILENO);
-		if (null >= 0) {
-			dup2(null, STDIN_FILENO);
-			dup2(null, STDERR_FILENO);
-		}
+		child_stdio(fds[1]);
 		execvp(argv[0], argv);
 		_exit(127);
 	}

@@ -15,9 +15,13 @@
  *   interconnect.c  the items of the links: nvidia-smi topo -m, InfiniBand
  *   software.c   the items of the software: git, -v's versions, libraries
  *   items.c      the item lines, encoded
- *   capture.c    a program's output, bounded in time
- *   files.c      a file read whole; where a /sys file is (DLBENCH_SYSFS_ROOT)
  *   memory.c     the job's peak memory ("# mem" lines)
+ *   energy.c     the node's energy counters, sampled ("# energy" lines)
+ *   nvml.c       the GPUs' energy: NVML's counter, nvidia-smi's power.draw
+ *   rapl.c       the CPUs' energy: RAPL's counters (energy.h: what the three share)
+ *   smi.c        nvidia-smi beside the job, its lines as they come
+ *   capture.c    a program's output, bounded in time; a child's standard files
+ *   files.c      a file read whole; where a /sys file is (DLBENCH_SYSFS_ROOT)
  *   signals.c    the signals taken while waiting for a child
  *   proctree.c   the processes below this one
  */
@@ -28,6 +32,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -131,6 +136,9 @@ void items(struct out *o, const char *name, const char *val);
  * else -1 (it is killed then); partial: the whole lines it wrote, however
  * it ended. */
 ssize_t run_capture(char *const argv[], char *buf, size_t size, int partial);
+/* In a child about to exec: signals unblocked, stdout to out, stdin and
+ * stderr /dev/null. */
+void child_stdio(int out);
 
 /* files.c: the whole file (at most size - 1 bytes, NUL-terminated), or -1.
  * sys_path: where the sysfs file path ("/sys/...") is read: under
@@ -141,22 +149,52 @@ const char *sys_path(char *buf, size_t size, const char *path);
 
 #define SAMPLE_S 0.1 /* memory samples */
 
+/* energy.c: the node's energy counters (NVML, else nvidia-smi's
+ * power.draw; RAPL), sampled while the job runs: energy_start takes the
+ * first sample, energy_sample one when it is due (call it often),
+ * energy_stop the last; energy_print writes the "# energy node=<node>"
+ * lines (the samples, or why there are none) in one write and frees e. */
+struct energywatch;
+struct energywatch *energy_start(void);
+void energy_sample(struct energywatch *e);
+void energy_stop(struct energywatch *e);
+void energy_print(struct energywatch *e, long node);
+/* The pid of its nvidia-smi, or -1 (not the job's: its memory is not). */
+pid_t energy_pid(const struct energywatch *e);
+
+/* smi.c: nvidia-smi run beside the job (pid -1: none; fd -1: its output
+ * ended). smi_start: argv started, stdout into s; smi_lines: each whole
+ * line read so far to line(ctx, text), without waiting; smi_kill: stopped
+ * (its lines so far stay readable); smi_close: its pipe closed. */
+struct smistream {
+	pid_t pid;
+	int fd;
+	char buf[512];
+	size_t len;
+};
+void smi_start(struct smistream *s, char *const argv[]);
+void smi_lines(struct smistream *s, void (*line)(void *ctx, char *text), void *ctx);
+void smi_kill(struct smistream *s);
+void smi_close(struct smistream *s);
+
 /* memory.c: the peak memory of the processes below this one, sampled. */
 struct memwatch {
 	long rss_peak_kib;
-	long seen; /* samples that found the job's processes */
-	pid_t smi; /* nvidia-smi -lms, or -1 */
-	int smi_fd;
-	char smibuf[512];
-	size_t smilen;
-	long *gpu_peak, ngpu; /* MiB per device index */
+	long seen;                  /* samples that found the job's processes */
+	struct smistream smi;       /* nvidia-smi -lms: memory.used */
+	long *gpu_peak, ngpu;       /* MiB per device index */
+	struct energywatch *energy; /* the node's energy (gpus), or NULL */
 };
-/* Start watching; gpus: also run nvidia-smi (when it exists) for the
- * memory.used of every device. */
+/* Start watching; gpus (the node's first rank): also run nvidia-smi (when
+ * it exists) for the memory.used of every device, and watch the node's
+ * energy (energy.c). */
 void mem_start(struct memwatch *m, int gpus);
 void mem_sample(struct memwatch *m);
+/* The job's command reaped: the kernel's peak of it (ru from wait4). */
+void mem_reaped(struct memwatch *m, const struct rusage *ru);
 void mem_stop(struct memwatch *m);
-/* "# mem node=.. rank=.. host=.. rss_peak_mib=.." and one line per GPU. */
+/* The "# energy" lines when gpus was given, then "# mem node=.. rank=..
+ * host=.. rss_peak_mib=.." and one line per GPU. */
 void mem_print(struct memwatch *m, long node, long rank);
 
 /* signals.c: block SIGCHLD (with a handler, so it stays pending), SIGINT,

@@ -17,7 +17,9 @@
  *
  * A library that is not linked, cannot be loaded, or whose function fails
  * gives no line. A Python workload links none of them: its framework's
- * versions come from the pipeline (-v).
+ * versions come from the pipeline (-v). bench links no MPI: it opens one
+ * only when a launcher started its ranks, and writes that library's
+ * mpi_library line itself.
  */
 #include "launch.h"
 

@@ -5,30 +5,31 @@
  *
  * Reads /proc (the processes below this one: VmRSS and VmHWM of each) every
  * SAMPLE_S seconds and, where nvidia-smi exists, its memory.used per device
- * every 0.5 s (one nvidia-smi -lms running beside the job); writes at the
- * end, to stdout:
+ * every 0.5 s (one nvidia-smi -lms running beside the job); on the node's
+ * first rank the node's energy counters are sampled with it (energy.c);
+ * writes at the end, to stdout, that node's "# energy" lines, then:
  *
  *   # mem node=<i> rank=<r> host=<h> rss_peak_mib=<n>
  *   # mem node=<i> gpu=<k> gpu_peak_mib=<n>
  *
- * rss_peak_mib: the largest of the sampled sums of VmRSS over the process
- * tree and of each process's own peak (VmHWM), MiB rounded up; both are
- * measured lower bounds of the tree's true peak (a spike shorter than a
- * sample in a tree of several processes can be missed). A job that ended
- * before the first sample saw it has no rss line.
+ * rss_peak_mib: the largest of three measured lower bounds of the tree's
+ * true peak, MiB rounded up: the sampled sums of VmRSS over the process
+ * tree; each process's own peak (VmHWM) as last sampled; and, once the
+ * command launch (or the rank's wrapper) started is reaped, the kernel's
+ * peak of it (wait4's ru_maxrss, KiB on Linux: the larger of that
+ * process's own peak and that of every descendant it reaped). The last
+ * makes the figure exact where the tree's peak is one process's peak: a
+ * sample can come before that peak, the kernel's count cannot. A spike shorter than a sample in a tree of several processes at
+ * once can still be missed. A job that ended before the first sample saw
+ * it has no rss line: a run that short has no figure worth a column (the
+ * table shows one only where a log has memory lines).
  */
 #include "launch.h"
 
-#include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #define MAX_GPUS 64
 
@@ -54,15 +55,34 @@ static void proc_rss(pid_t pid, long *rss, long *hwm)
 		*hwm = strtol(p + 7, NULL, 10);
 }
 
+/* One of nvidia-smi's lines "index, memory.used": the device's peak. */
+static void smi_used(void *ctx, char *line)
+{
+	struct memwatch *m = ctx;
+	char *end, *v;
+	long k = strtol(line, &end, 10), used;
+
+	for (v = end + (*end != '\0'); *v == ' '; v++)
+		;
+	if (end != line && *end == ',' && k >= 0 && k < MAX_GPUS &&
+	    parse_long(v, 0, 1L << 40, &used) == 0) {
+		if (k >= m->ngpu)
+			m->ngpu = k + 1;
+		if (used > m->gpu_peak[k])
+			m->gpu_peak[k] = used;
+	}
+}
+
 void mem_sample(struct memwatch *m)
 {
 	pid_t *d;
 	size_t n = descendants(&d);
 	long sum = 0;
+	pid_t esmi = m->energy ? energy_pid(m->energy) : -1;
 
 	for (size_t i = 0; i < n; i++) {
 		long rss, hwm;
-		if (d[i] == m->smi)
+		if (d[i] == m->smi.pid || d[i] == esmi)
 			continue;
 		proc_rss(d[i], &rss, &hwm);
 		sum += rss;
@@ -73,95 +93,44 @@ void mem_sample(struct memwatch *m)
 		m->rss_peak_kib = sum;
 	m->seen += sum > 0;
 	free(d);
-	/* nvidia-smi's lines "index, memory.used" so far. */
-	for (ssize_t r; m->smi_fd >= 0;) {
-		size_t room = sizeof m->smibuf - 1 - m->smilen;
-		if ((r = read(m->smi_fd, m->smibuf + m->smilen, room)) <= 0) {
-			if (r == 0 || errno != EAGAIN) {
-				close(m->smi_fd);
-				m->smi_fd = -1;
-			}
-			break;
-		}
-		m->smilen += (size_t)r;
-		m->smibuf[m->smilen] = '\0';
-		char *line = m->smibuf, *nl;
-		while ((nl = strchr(line, '\n'))) {
-			char *end, *v;
-			long k = strtol(line, &end, 10), used;
-			*nl = '\0';
-			for (v = end + 1; *v == ' '; v++)
-				;
-			if (end != line && *end == ',' && k >= 0 && k < MAX_GPUS &&
-			    parse_long(v, 0, 1L << 40, &used) == 0) {
-				if (k >= m->ngpu)
-					m->ngpu = k + 1;
-				if (used > m->gpu_peak[k])
-					m->gpu_peak[k] = used;
-			}
-			line = nl + 1;
-		}
-		m->smilen -= (size_t)(line - m->smibuf);
-		memmove(m->smibuf, line, m->smilen);
-		if (m->smilen == sizeof m->smibuf - 1)
-			m->smilen = 0; /* a line this long is not nvidia-smi's */
-	}
+	if (m->energy)
+		energy_sample(m->energy);
+	smi_lines(&m->smi, smi_used, m);
+}
+
+void mem_reaped(struct memwatch *m, const struct rusage *ru)
+{
+	if (ru->ru_maxrss > m->rss_peak_kib)
+		m->rss_peak_kib = ru->ru_maxrss;
 }
 
 void mem_start(struct memwatch *m, int gpus)
 {
-	int fds[2];
+	static char *const av[] = {"nvidia-smi",
+				   "--query-gpu=index,memory.used",
+				   "--format=csv,noheader,nounits",
+				   "-lms",
+				   "500",
+				   NULL};
 
 	memset(m, 0, sizeof *m);
-	m->smi = -1;
-	m->smi_fd = -1;
+	m->smi.pid = -1;
+	m->smi.fd = -1;
 	m->gpu_peak = xcalloc(MAX_GPUS, sizeof *m->gpu_peak);
-	if (!gpus || pipe(fds) != 0)
+	if (!gpus)
 		return;
-	if ((m->smi = fork()) < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return;
-	}
-	if (m->smi == 0) {
-		sigset_t none;
-		int null = open("/dev/null", O_RDWR);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-#ifdef __linux__
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
-		close(fds[0]);
-		dup2(fds[1], STDOUT_FILENO);
-		if (null >= 0) {
-			dup2(null, STDIN_FILENO);
-			dup2(null, STDERR_FILENO);
-		}
-		execlp("nvidia-smi", "nvidia-smi", "--query-gpu=index,memory.used",
-		       "--format=csv,noheader,nounits", "-lms", "500", (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	fcntl(fds[0], F_SETFL, O_NONBLOCK);
-	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-	m->smi_fd = fds[0];
+	m->energy = energy_start();
+	smi_start(&m->smi, av);
 }
 
-/* Stop nvidia-smi (if some reap() of the caller took it already, waitpid
- * says so and nothing is killed) and take its last lines. */
+/* Stop nvidia-smi and take its last lines. */
 void mem_stop(struct memwatch *m)
 {
-	int st;
-
-	if (m->smi > 0 && waitpid(m->smi, &st, WNOHANG) == 0) {
-		kill(m->smi, SIGKILL);
-		waitpid(m->smi, &st, 0);
-	}
-	m->smi = -1;
+	smi_kill(&m->smi);
 	mem_sample(m);
-	if (m->smi_fd >= 0)
-		close(m->smi_fd);
-	m->smi_fd = -1;
+	smi_close(&m->smi);
+	if (m->energy)
+		energy_stop(m->energy);
 }
 
 void mem_print(struct memwatch *m, long node, long rank)
@@ -172,6 +141,9 @@ void mem_print(struct memwatch *m, long node, long rank)
 		snprintf(host, sizeof host, "unknown");
 	host[sizeof host - 1] = '\0';
 	meta_encode(enc, host, strlen(host));
+	if (m->energy)
+		energy_print(m->energy, node);
+	m->energy = NULL;
 	if (m->seen)
 		printf("# mem node=%ld rank=%ld host=%s rss_peak_mib=%ld\n", node, rank, enc,
 		       (m->rss_peak_kib + 1023) / 1024);

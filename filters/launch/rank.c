@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -45,6 +46,7 @@ int rank_main(int argc, char *argv[])
 	static const char *const gpu_vars[] = {"DLBENCH_GPUS", NULL};
 	const char *vcmd = NULL;
 	struct memwatch m;
+	struct rusage ru;
 	sigset_t set, old;
 	int i = 2, status = 0;
 
@@ -76,7 +78,7 @@ int rank_main(int argc, char *argv[])
 	}
 	mem_start(&m, local == 0);
 	for (;;) {
-		pid_t p = waitpid(child, &status, WNOHANG);
+		pid_t p = wait4(child, &status, WNOHANG, &ru);
 		if (p == child)
 			break;
 		int sig = await_signal(&set, SAMPLE_S);
@@ -84,6 +86,7 @@ int rank_main(int argc, char *argv[])
 			kill(child, sig);
 		mem_sample(&m);
 	}
+	mem_reaped(&m, &ru);
 	mem_stop(&m);
 	mem_print(&m, node, rank);
 	if (WIFSIGNALED(status)) {

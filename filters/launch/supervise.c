@@ -47,6 +47,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -129,16 +130,20 @@ static pid_t start(char **argv, const sigset_t *oldmask)
 	return pid;
 }
 
-/* Reap every child that ended; 1 when child was one (its status in *status). */
-static int reap(pid_t child, int *status)
+/* Reap every child that ended; 1 when child was one (its status in *status,
+ * the kernel's account of it in *ru when ru is not NULL). */
+static int reap(pid_t child, int *status, struct rusage *ru)
 {
+	struct rusage r;
 	pid_t p;
 	int st, done = 0;
 
-	while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+	while ((p = wait4(-1, &st, WNOHANG, &r)) > 0)
 		if (p == child) {
 			done = 1;
 			*status = st;
+			if (ru)
+				*ru = r;
 		}
 	return done;
 }
@@ -171,7 +176,7 @@ static void sweep(const sigset_t *set, double term_at)
 	int st, send_term = term_at < 0;
 
 	for (;;) {
-		reap(0, &st);
+		reap(0, &st, NULL);
 		pid_t *d;
 		size_t n = descendants(&d);
 		if (!n && !any_child()) {
@@ -208,12 +213,13 @@ static int wait_job(const struct job *job, pid_t child, pid_t outer, const sigse
 	double t0 = now_s(), term_at = -1;
 	int status = 0, why = 0, killed = 0; /* why: 0, -1 timeout, signal */
 	struct memwatch m;
+	struct rusage ru;
 
 	/* Run directly, the job is measured here; else each rank's wrapper
 	 * (launch --rank, rank.c) does it on its host. */
 	if (job->how == DIRECT)
 		mem_start(&m, 1);
-	while (!reap(child, &status)) {
+	while (!reap(child, &status, &ru)) {
 		double t = now_s(), wait_s = 1;
 		if (timeout > 0 && !why && t - t0 >= timeout) {
 			why = -1;
@@ -246,6 +252,7 @@ static int wait_job(const struct job *job, pid_t child, pid_t outer, const sigse
 		}
 	}
 	if (job->how == DIRECT) {
+		mem_reaped(&m, &ru);
 		mem_stop(&m);
 		mem_print(&m, 0, 0);
 	}
@@ -269,7 +276,7 @@ static int relay(const struct job *job, pid_t inner, const sigset_t *set)
 {
 	int status = 0;
 
-	while (!reap(inner, &status)) {
+	while (!reap(inner, &status, NULL)) {
 		int sig = await_signal(set, 1);
 		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
 			kill(inner, sig);

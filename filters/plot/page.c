@@ -4,7 +4,8 @@
  * -t, as HTML), the plot (gnuplot's SVG, -g, inline), the noise marks of
  * each configuration and its runs that failed, the interconnect (the
  * nodes' topology and InfiniBand ports, NCCL's transports), the
- * environment the runs recorded, and how the figures were computed.
+ * environment the runs recorded, and how the figures were computed (the
+ * table's J/sample and MFU % columns, when it has them, among them).
  */
 #include "plot.h"
 
@@ -85,10 +86,22 @@ static void md_row(const char *line, const char *tag)
 	fputs("</tr>\n", stdout);
 }
 
-/* table's markdown: "## " headings, "|" tables (a header row, then the
- * "| --- |" row, then the body), other lines as paragraphs. */
-static void markdown(const char *path)
+/* The columns of table's a page explains when they are there. */
+enum { COL_ENERGY = 1, COL_MFU = 2 };
+
+/* Which of them header row line holds. */
+static int columns_of(const char *line)
 {
+	return (strstr(line, " J/sample |") ? COL_ENERGY : 0) |
+	       (strstr(line, " MFU % |") ? COL_MFU : 0);
+}
+
+/* table's markdown: "## " headings, "|" tables (a header row, then the
+ * "| --- |" row, then the body), other lines as paragraphs. Returns the
+ * columns (COL_*) its tables' header rows hold. */
+static int markdown(const char *path)
+{
+	int cols = 0;
 	struct input in;
 	int rows = -1; /* -1: not in a table; else rows of it so far */
 	int list = 0;  /* in a "- " list */
@@ -102,6 +115,8 @@ static void markdown(const char *path)
 			rows++;
 			if (rows == 1 && strstr(l, "---"))
 				continue;
+			if (rows == 0)
+				cols |= columns_of(l);
 			md_row(l, rows == 0 ? "th" : "td");
 			continue;
 		}
@@ -134,6 +149,7 @@ static void markdown(const char *path)
 	if (in.lineno == 0)
 		die("%s: empty table", path);
 	input_close(&in);
+	return cols;
 }
 
 /* gnuplot's SVG from its <svg element on (the XML declaration and doctype
@@ -475,8 +491,27 @@ static void interconnect(const struct plotdata *d)
 		       "/sys/class/infiniband, no NCCL lines in the logs.</p>\n");
 }
 
-static void method(const struct plotdata *d)
+/* The table's energy and MFU columns, when it has them (cols). */
+static void method_columns(int cols)
 {
+	if (cols & COL_ENERGY)
+		printf("<p>J/sample: launch samples each node's energy counters while a run runs "
+		       "(the GPUs' NVML energy counter, else nvidia-smi's power.draw integrated; "
+		       "the CPUs' RAPL package and DRAM counters); each run's joules are the "
+		       "counters' rise over its timed window (the same iterations as its samples/s), "
+		       "summed over nodes and devices, divided by the samples the window trained; "
+		       "the table gives the median over runs, and - where a node had no counter "
+		       "(the footer says why). These are the devices' own counters, not a meter "
+		       "at the wall.</p>\n");
+	if (cols & COL_MFU)
+		printf("<p>MFU %% (model FLOP utilisation) = samples/s × the FLOP of a training "
+		       "sample (3 × its forward pass) ÷ (devices × a device's dense peak at the "
+		       "run's precision); the footer gives each figure and its source.</p>\n");
+}
+
+static void method(const struct plotdata *d, int cols)
+{
+	method_columns(cols);
 	if (d->dlperf) {
 		printf("<p>DLPerf's own methods (<code>COMPAT=dlperf</code>, doc/dlperf.md): each "
 		       "run's throughput by DLPerf's window and method for its log format, the "
@@ -518,7 +553,7 @@ void page_write(const struct plotdata *d, const char *title, const char *table_m
 	       "</style>\n</head>\n<body>\n<h1>");
 	esc(title);
 	printf("</h1>\n<section id=\"table\">\n<h2>Table</h2>\n");
-	markdown(table_md);
+	int cols = markdown(table_md);
 	printf("</section>\n<section id=\"plot\">\n<h2>Plot</h2>\n");
 	svg_inline(svg);
 	printf("</section>\n<section id=\"noise\">\n<h2>Noise</h2>\n");
@@ -528,6 +563,6 @@ void page_write(const struct plotdata *d, const char *title, const char *table_m
 	printf("</section>\n<section id=\"environment\">\n<h2>Environment</h2>\n");
 	environment(d);
 	printf("</section>\n<section id=\"method\">\n<h2>How the figures were computed</h2>\n");
-	method(d);
+	method(d, cols);
 	printf("</section>\n</body>\n</html>\n");
 }

@@ -159,6 +159,21 @@ static int on_machine_line(const char *name)
 	return !strcmp(name, "git_repo") || !strcmp(name, "cpus") || !strncmp(name, "gpu", 3);
 }
 
+/* A pipeline's "setting.<name>" item, or what the log says of the model
+ * trained (its FLOP count, or its name and image size; mfu.c reads them):
+ * shown among the settings, as name (without "setting."). */
+static const char *setting_name(const char *name)
+{
+	static const char *const model[] = {"model", "image", "flop_per_sample"};
+
+	if (!strncmp(name, "setting.", 8))
+		return name + 8;
+	for (size_t i = 0; i < sizeof model / sizeof *model; i++)
+		if (!strcmp(name, model[i]))
+			return name;
+	return NULL;
+}
+
 /* s as text of one markdown line (a control byte as a blank) and, in a
  * table's cell, no '|'. */
 static void md_put(const char *s, int cell)
@@ -310,13 +325,13 @@ void env_footer(struct env *env)
 		for (size_t id = 0; id < env->names.n; id++) { /* in the order first met */
 			const char *name = env->items[env->names.first[id]].name;
 			if (on_machine_line(name) || is_volatile(name) || ic_is_item(name) ||
-			    (strncmp(name, "setting.", 8) == 0) != settings)
+			    (setting_name(name) != NULL) != settings)
 				continue;
 			printf("%s%s ",
 			       k++        ? ", "
 			       : settings ? "\n- settings: "
 					  : "\n- versions: ",
-			       settings ? name + 8 : name);
+			       settings ? setting_name(name) : name);
 			values(env, name, "");
 		}
 	}
@@ -367,6 +382,20 @@ void json_string(const char *s)
 			putchar(c);
 	}
 	putchar('"');
+}
+
+const char *env_value(struct env *env, const char *fw, const char *key, const char *name)
+{
+	index_items(env);
+	hkey_start(&env->hk);
+	hkey_str(&env->hk, fw);
+	hkey_str(&env->hk, key);
+	size_t id = hash_find(&env->cases.index, &env->hk);
+	for (size_t i = id == HASH_NONE ? HASH_NONE : env->cases.first[id]; i != HASH_NONE;
+	     i = env->cases.next[i])
+		if (!strcmp(env->items[i].name, name))
+			return env->items[i].value;
+	return NULL;
 }
 
 /* before, then "\"<name>\": [s, …]" of n strings. */

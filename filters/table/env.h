@@ -61,6 +61,9 @@ void env_nccl_cell(struct env *e, const char *fw, const char *key);
  * configurations whose runs' environments differ and the † note (nothing
  * when there are no env lines). */
 void env_footer(struct env *e);
+/* The value of item name of a configuration: its first run and node that
+ * gave one, or NULL. */
+const char *env_value(struct env *e, const char *fw, const char *key, const char *name);
 /* JSON: a case's ", \"memory_mib\": n", ", \"environment_differs\": [...]"
  * and ", \"nccl\": {...}"; after the "r50" object, ", \"environment\":
  * [...]" and ", \"interconnect\": {\"topology\": [...], \"infiniband\": [...]}". */

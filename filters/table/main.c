@@ -33,6 +33,15 @@
  *   in shortest round-trip form; the input must hold one framework, batch
  *   and precision.
  *
+ * Energy and utilisation: a `J/sample` column (energy.c: the median over
+ * runs of the joules of each run's timed window ÷ its samples, from
+ * window's "# energy" lines) when any energy line was read, and an `MFU %`
+ * column (mfu.c: samples/s × FLOP a sample ÷ (devices × peak); -P a
+ * device's peak in TFLOP/s, -r bin/perf-roof's output for runs on CPUs)
+ * when a row has one; "-" where a row has none, the footer says why
+ * (-s scaling and compare after the failed runs column; -s json
+ * "energy_j_per_sample", "mfu_percent" and their reasons).
+ *
  * Runs that failed (outcome lines, failed.c): a configuration whose runs
  * all failed gets its row all the same, OOM, failed or timeout in its
  * samples/s cell (-s compare: in its framework's cell) and - in the
@@ -168,6 +177,7 @@ static void scaling(struct table *st)
 	const struct medrec **g = xmalloc(st->nrows * sizeof *g);
 	struct groups gs;
 	int published = st->pub.ncols; /* the published columns (pubcols.c) */
+	char tail[128], rule[128];
 
 	group_rows(st, 1, &gs);
 	for (size_t id = 0; id < gs.n; id++) {
@@ -183,15 +193,16 @@ static void scaling(struct table *st)
 			records |= !st->extras[g[j] - st->rows].all_failed;
 		}
 		with_stats |= !records && !st->dlperf;
+		columns_tail(st, failed_tail(st, 0), 0, tail, sizeof tail);
+		columns_tail(st, failed_tail(st, 1), 1, rule, sizeof rule);
 		if (with_stats) {
-			rowstats_header(&st->env, failed_tail(st, 0), failed_tail(st, 1),
-					published);
+			rowstats_header(&st->env, tail, rule, published);
 		} else {
 			printf("| node_num | gpu_num_per_node | batch_size_per_device | samples/s "
 			       "| speedup | n | spread |%s%s\n",
-			       failed_tail(st, 0), env_tail(&st->env, published, 0));
-			printf("| --- | --- | --- | --- | --- | --- | --- |%s%s\n",
-			       failed_tail(st, 1), env_tail(&st->env, published, 1));
+			       tail, env_tail(&st->env, published, 0));
+			printf("| --- | --- | --- | --- | --- | --- | --- |%s%s\n", rule,
+			       env_tail(&st->env, published, 1));
 		}
 		for (size_t j = 0; j < n; j++) {
 			const struct medrec *r = g[j];
@@ -207,6 +218,7 @@ static void scaling(struct table *st)
 				printf(" %ld | %.1f%% |", r->n, spread_of(st, r));
 			}
 			failed_cell(&st->fails, r->framework, r->keytext);
+			columns_cells(st, r);
 			env_memory_cell(&st->env, r->framework, r->keytext);
 			env_nccl_cell(&st->env, r->framework, r->keytext);
 			if (published)
@@ -267,9 +279,11 @@ static void compare(struct table *st)
 			printf(" %s |", framework_display(fw[k]));
 		for (size_t k = 0; k < nfw && env_has_memory(&st->env); k++)
 			printf(" %s memory |", framework_display(fw[k]));
+		columns_compare_header(st, fw, nfw, 0);
 		printf("\n| --- | --- |");
-		for (size_t k = 0; k < nfw * (env_has_memory(&st->env) ? 2 : 1); k++)
+		for (size_t k = 0; k < nfw * (1 + (env_has_memory(&st->env) != 0)); k++)
 			printf(" --- |");
+		columns_compare_header(st, fw, nfw, 1);
 		putchar('\n');
 		/* g is in ladder order: one table row per run of equal (N, G), each
 		 * framework at most once in it (one key). */
@@ -294,6 +308,7 @@ static void compare(struct table *st)
 					printf(" %.2f |", g[cell[k]]->median);
 			for (size_t k = 0; k < nfw; k++)
 				env_memory_cell(&st->env, fw[k], g[j]->keytext);
+			columns_compare_cells(st, g, cell, nfw);
 			putchar('\n');
 			j = end;
 		}
@@ -343,6 +358,7 @@ static void json(struct table *st)
 		       j ? ", " : "", g[j]->key.nodes, g[j]->key.gpus, a, g[j]->key.batch, m, s);
 		rowstats_json(g[j], &x->st);
 		failed_json(&st->fails, g[j]->framework, g[j]->keytext, x->all_failed);
+		columns_json(st, g[j]);
 		env_json_case(&st->env, g[j]->framework, g[j]->keytext);
 		putchar('}');
 	}
@@ -352,17 +368,34 @@ static void json(struct table *st)
 	free(g);
 }
 
+/* Every row, in the order the tables show them: groups of framework,
+ * batch and precision as first met, each in ladder order. */
+static const struct medrec **ordered_rows(const struct table *st)
+{
+	const struct medrec **all = xmalloc((st->nrows ? st->nrows : 1) * sizeof *all);
+	struct groups gs;
+	size_t n = 0;
+
+	group_rows((struct table *)st, 1, &gs);
+	for (size_t id = 0; id < gs.n; id++)
+		n += group(st, &gs, id, all + n);
+	groups_free(&gs);
+	return all;
+}
+
 int filter_run(int argc, char **argv)
 {
-	struct table st = {0};
+	struct table st = {.mfu = {.peak_tflops = NAN, .roof_fp32 = NAN, .roof_bf16 = NAN}};
 	struct input in;
-	const char *style = "scaling", *published = NULL;
+	const char *style = "scaling", *published = NULL, *roof = NULL;
+	const struct medrec **ordered;
 	int ch;
 
 	usage_text =
-		"table [-s scaling|compare|json] [-p published.tsv] [file ...]\n"
+		"table [-s scaling|compare|json] [-p published.tsv] [-P peak_tflops] [-r roof]\n"
+		"      [file ...]\n"
 		"  in: framework key median mean min max n [ci_lo ci_hi cv_pct outliers]\n"
-		"      speedup [speedup_pm efficiency]  (speedup's output; launch's # env, # mem)\n"
+		"      speedup [speedup_pm efficiency]  (speedup's output; # env, # mem, # energy)\n"
 		"  scaling: per framework, batch, precision; rows in ladder order:\n"
 		"    | node_num | gpu_num_per_node | batch_size_per_device | samples/s "
 		"| speedup | n | spread |[ memory |][ nccl |][ published |]\n"
@@ -371,15 +404,25 @@ int filter_run(int argc, char **argv)
 		"    rows with # outcome lines; then a footer of machine, versions, settings,\n"
 		"    interconnect (nccl: NCCL's transports, † over sockets between nodes)\n"
 		"  compare: per batch, precision: | node num | device num | <framework> ... |\n"
-		"  json: {\"r50\": {\"<N>n<G>g\": {...}, ...}}, cases in ladder order, one line";
+		"  json: {\"r50\": {\"<N>n<G>g\": {...}, ...}}, cases in ladder order, one line\n"
+		"  J/sample (# energy lines) and MFU % (-P a device's peak, -r bin/perf-roof's\n"
+		"  output) after the failed runs column where known";
 	opterr = 0;
-	while ((ch = getopt(argc, argv, "s:p:")) != -1) {
+	while ((ch = getopt(argc, argv, "s:p:P:r:")) != -1) {
 		switch (ch) {
 		case 's':
 			style = optarg;
 			break;
 		case 'p':
 			published = optarg;
+			break;
+		case 'P':
+			if (parse_double(optarg, &st.mfu.peak_tflops) != 0 ||
+			    !(st.mfu.peak_tflops > 0))
+				die_usage("-P: '%s' is not a peak in TFLOP/s > 0", optarg);
+			break;
+		case 'r':
+			roof = optarg;
 			break;
 		default:
 			usage();
@@ -394,15 +437,19 @@ int filter_run(int argc, char **argv)
 
 	if (published)
 		pubcols_read(&st.pub, published);
+	if (roof)
+		mfu_roof_read(&st.mfu, roof);
 	FOREACH_INPUT(in, argc, argv)
 		while (input_record(&in))
 			if (!in.meta)
 				read_row(&st, &in);
 			else if (meta_mode(&in, 0))
 				st.dlperf = 1;
-			else if (!failures_read(&st.fails, &in))
+			else if (!failures_read(&st.fails, &in) && !energies_read(&st.energy, &in))
 				env_read(&st.env, &in);
 	failed_rows(&st);
+	ordered = ordered_rows(&st);
+	mfu_prepare(&st.mfu, &st.env, ordered, st.nrows);
 	if (strcmp(style, "scaling") == 0)
 		scaling(&st);
 	else if (strcmp(style, "compare") == 0)
@@ -412,7 +459,12 @@ int filter_run(int argc, char **argv)
 	if (strcmp(style, "json") != 0) {
 		env_footer(&st.env);
 		failed_footer(&st.fails, st.env.nitems == 0);
+		if ((st.energy.n || st.mfu.said) && !st.env.nitems && !st.fails.n)
+			putchar('\n');
+		energy_footer(&st.energy, ordered, st.nrows);
+		mfu_footer(&st.mfu, &st.env, ordered, st.nrows);
 	}
+	free(ordered);
 	finish_output();
 	return 0;
 }

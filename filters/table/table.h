@@ -1,9 +1,10 @@
 /*
  * table.h — what table's files share: main.c (reading, grouping, the three
  * outputs), stats.c (our statistics columns: half-widths, efficiency, the
- * noisy mark), pubcols.c (the published columns of -p) and failed.c (the
- * runs that failed: outcome lines, the rows they make), and the call's
- * state they work on.
+ * noisy mark), pubcols.c (the published columns of -p), failed.c (the
+ * runs that failed: outcome lines, the rows they make), energy.c (J/sample)
+ * and mfu.c (MFU %), columns.c (the two in each style), reasons.c (their
+ * footer lines), and the call's state they work on.
  */
 #ifndef TABLE_H
 #define TABLE_H
@@ -88,6 +89,62 @@ struct failures {
 	struct metaline m;
 };
 
+/* energy.c: the "# energy" lines of the runs' windows (window wrote
+ * them), per configuration; a part of the call's state, zeroed at first. */
+struct econf;
+struct energies {
+	struct econf *v;
+	size_t n, cap;
+	struct hash index; /* (fw, key) → v[i] */
+	struct hkey hk;
+	struct metaline m;
+};
+/* Take in's meta line when it is a run's energy line (1), else 0; a
+ * sample (window consumes those) is an error naming file and line. */
+int energies_read(struct energies *es, const struct input *in);
+/* J/sample of a configuration of runs runs: the median over its runs of
+ * joules ÷ samples; NAN, and why (one line) when a run has none. */
+double energy_per_sample(struct energies *es, const char *fw, const char *key, long runs, char *why,
+			 size_t size);
+/* " <J/sample> |" or " - |" when any energy line was read, else nothing. */
+void energy_cell(struct energies *es, const char *fw, const char *key, long runs);
+/* Markdown: how the joules were measured, and each distinct reason why a
+ * row has none, with its configurations (rows: every row, in table order). */
+void energy_footer(struct energies *es, const struct medrec *const *rows, size_t nrows);
+/* -s json: a case's ", \"energy_j_per_sample\": x" (null and
+ * "energy_reason" without one) when any energy line was read. */
+void energy_json(struct energies *es, const char *fw, const char *key, long runs);
+
+/* mfu.c: the MFU column's peaks (-P, -r) and what the rows hold. */
+struct mfu {
+	double peak_tflops;          /* -P: one device's peak; NAN: none given */
+	const char *roof_file;       /* -r: bin/perf-roof's output, or NULL */
+	double roof_fp32, roof_bf16; /* its GFLOP/s; NAN: none */
+	int shown;                   /* a row has an MFU: the column is shown */
+	int said;                    /* a row's logs say something of its FLOP */
+};
+/* Read -r's file (dies naming its line when it is not perf-roof's). */
+void mfu_roof_read(struct mfu *mf, const char *path);
+/* MFU % of the row (its median samples/s); NAN when the FLOP count or the
+ * peak is unknown. how: how it was made, or why not; *said: the row's logs
+ * say something of its FLOP (a count or a model). */
+double mfu_pct(const struct mfu *mf, struct env *env, const struct medrec *r, char *how,
+	       size_t size, int *said);
+/* Once every row is read: shown and said. */
+void mfu_prepare(struct mfu *mf, struct env *env, const struct medrec *const *rows, size_t n);
+/* " <MFU %> |" or " - |" when shown, else nothing. */
+void mfu_cell(const struct mfu *mf, struct env *env, const struct medrec *r);
+/* Markdown: how each MFU was made, and why a row has none. */
+void mfu_footer(const struct mfu *mf, struct env *env, const struct medrec *const *rows, size_t n);
+/* -s json: ", \"mfu_percent\": x" (null and "mfu_reason" without one). */
+void mfu_json(const struct mfu *mf, struct env *env, const struct medrec *r);
+
+/* reasons.c: "- <title>: fw key, fw key: <text>" for each distinct text
+ * of why[i] (NULL: none; rows[i] its row), in the order first met; title
+ * in bold when bold. */
+void reasons_footer(const char *title, int bold, const struct medrec *const *rows, char *const *why,
+		    size_t n);
+
 /* What table computes or reads beyond the median record; extras[i] goes
  * with rows[i]. */
 struct extra {
@@ -105,10 +162,12 @@ struct table {
 	void *seen;         /* medrec_unique's tree */
 	struct pubcols pub; /* -p (pubcols.c) */
 	struct hkey hk;
-	struct env env;        /* launch's lines (env.c, mem.c) */
-	struct failures fails; /* the outcome lines (failed.c) */
-	int dlperf;            /* a mode=dlperf line: DLPerf's records */
-	struct hash rowindex;  /* (framework, key) → rows[i] */
+	struct env env;         /* launch's lines (env.c, mem.c) */
+	struct failures fails;  /* the outcome lines (failed.c) */
+	struct energies energy; /* the runs' energy lines (energy.c) */
+	struct mfu mfu;         /* the MFU column (mfu.c) */
+	int dlperf;             /* a mode=dlperf line: DLPerf's records */
+	struct hash rowindex;   /* (framework, key) → rows[i] */
 };
 
 /* Once all is read: the configurations of the outcome lines with a record
@@ -138,5 +197,19 @@ void failed_footer(struct failures *fs, int blank_before);
 /* -s json: a case's ", \"outcome\": \"oom\"" (all_failed) and ",
  * \"failed_runs\": [{\"run\": 3, \"status\": \"oom\", \"exit\": 1, \"reason\": ..}]". */
 void failed_json(struct failures *fs, const char *fw, const char *key, int all_failed);
+
+/* columns.c: the J/sample and MFU % columns in each style. columns_tail:
+ * before, then the columns' header cells (rule 0) or rule cells (1), into
+ * buf; columns_cells: a -s scaling row's cells; columns_compare_header:
+ * one of each per framework of fw (rule: "---"); columns_compare_cells:
+ * the cells of a -s compare row, cell[k] framework k's row in g (or
+ * HASH_NONE: "-"); columns_json: a case's keys. */
+const char *columns_tail(const struct table *st, const char *before, int rule, char *buf,
+			 size_t size);
+void columns_cells(struct table *st, const struct medrec *r);
+void columns_compare_header(const struct table *st, const char *const *fw, size_t nfw, int rule);
+void columns_compare_cells(struct table *st, const struct medrec *const *g, const size_t *cell,
+			   size_t nfw);
+void columns_json(struct table *st, const struct medrec *r);
 
 #endif

@@ -32,6 +32,11 @@
  * KEY_PART_MAX (lib.h). A throughput that is not finite or that %.2f would
  * print as 0.00 is an error.
  *
+ * launch's energy samples of a run ("# energy ... node=..", after its
+ * records, as grep-iters writes them) are consumed: the run's record is
+ * followed by one "# energy" line, the joules of its window over every
+ * node's counters (energy.c), or why there are none.
+ *
  * Errors name the run as framework/key/run (the records carry no path), or
  * file:line for a bad record.
  */
@@ -82,6 +87,7 @@ struct run {
 	/* ours: the window's steps, for the per-step rates */
 	struct wstep *steps;
 	size_t nsteps, capsteps;
+	struct energy en; /* its energy samples (energy.c) */
 };
 
 /* One call's state (filter.h): the command line, and what was read. */
@@ -92,6 +98,7 @@ struct window {
 	int opt_method;           /* -m; -1: the format's */
 	double opt_drift;         /* -d: the drift beyond which a window is not steady, % */
 	void *seen;               /* the runs met, for seen_add (fields.c) */
+	struct metaline m;        /* the meta line just read */
 };
 
 /* ---- ours ------------------------------------------------------------- */
@@ -225,6 +232,7 @@ static void run_start(struct window *st, struct run *r, struct input *in)
 	memset(&r->last, 0, offsetof(struct run, lines) - offsetof(struct run, last));
 	r->all_ts = r->all_step = r->all_rate = 1;
 	r->nl = r->nsteps = 0;
+	energy_reset(&r->en);
 }
 
 static void run_add(struct run *r, struct input *in)
@@ -263,6 +271,27 @@ static void run_add(struct run *r, struct input *in)
 	r->last = iter;
 }
 
+/* The run's "# energy" line, when launch's samples came with it: over the
+ * window's first and last stamps. */
+static void run_energy(struct run *r)
+{
+	struct energy_window w = {r->framework,       r->keytext, r->number, r->key.nodes,
+				  (long)r->tb * r->n, 0,          0,         NULL};
+
+	if (!r->en.lines)
+		return;
+	if (r->dlperf)
+		w.no_clock = "measured by DLPerf's method: its window has no place on the clock";
+	else if (!r->all_ts || !r->t0.present || !r->t1.present)
+		w.no_clock = "the window's records carry no timestamp_s: it has no place on the "
+			     "energy samples' clock";
+	else {
+		w.t0 = (double)r->t0.sec + (double)r->t0.nsec / 1e9;
+		w.t1 = (double)r->t1.sec + (double)r->t1.nsec / 1e9;
+	}
+	energy_end(&r->en, &w);
+}
+
 static void run_end(const struct window *st, struct run *r)
 {
 	double v;
@@ -289,17 +318,24 @@ static void run_end(const struct window *st, struct run *r)
 							: 'r',
 			       st->opt_drift);
 	putchar('\n');
+	run_energy(r);
 }
 
 /* A meta line, copied to the output as it came; "mode=dlperf" before the
- * first record switches to DLPerf's mode. */
-static void meta(struct window *st, struct input *in)
+ * first record switches to DLPerf's mode. An energy sample, or a node's
+ * word that it has none, is r's (the run being read, NULL: none), kept. */
+static void meta(struct window *st, struct input *in, struct run *r)
 {
+	struct metaline *m = &st->m;
+
 	if (meta_mode(in, st->records)) {
 		if (st->opt_method >= 0)
 			record_die(in, "-m: DLPerf's method is fixed per format with mode=dlperf");
 		st->dlperf = 1;
 	}
+	if (metaline_parse(in, in->line, META_RUN, m) == META_ENERGY &&
+	    energy_take(r ? &r->en : NULL, m, in, r ? r->name : NULL))
+		return;
 	printf("%s\n", in->line);
 }
 
@@ -364,7 +400,7 @@ int filter_run(int argc, char **argv)
 	FOREACH_INPUT(in, argc, argv) {
 		while (input_record(&in)) {
 			if (in.meta) {
-				meta(&st, &in);
+				meta(&st, &in, active ? &run : NULL);
 				continue;
 			}
 			size_t idlen = id_length(&in);

@@ -1,7 +1,7 @@
 /*
  * window.h — what window's files share: main.c (records, runs, the
  * throughput), fields.c (single fields), steady.c (jitter and drift, and
- * the median-step throughput).
+ * the median-step throughput), energy.c (the joules of a run's window).
  */
 #ifndef WINDOW_H
 #define WINDOW_H
@@ -42,5 +42,36 @@ int steady_of(const double *rates, size_t n, struct steady *s);
 /* steady.c: -m median-step's throughput, tb ÷ the median over the window's
  * steps of step ÷ iters (NAN without steps; the caller checks). */
 double median_step_speed(const struct wstep *steps, size_t n, double tb);
+
+/* energy.c: a run's energy samples and node reasons (launch's "# energy"
+ * lines), kept until the run ends; {0} at first. */
+struct eseries;
+struct energy {
+	struct eseries *v; /* one a node and device */
+	size_t n, cap;
+	long lines;       /* energy lines read */
+	const char *file; /* where the first was read */
+	long line;
+	char *reason; /* the first node's reason=, or NULL */
+	long reason_node;
+};
+/* What energy_end needs of the run's window. */
+struct energy_window {
+	const char *framework, *key;
+	long run, nodes, samples; /* samples: those the window trained, TB x n */
+	double t0, t1;            /* its first and last stamps, seconds since the epoch */
+	const char *no_clock;     /* why the window has no place on the clock, or NULL */
+};
+/* When m (read from in) is a sample or a node's reason: keep it in e, the
+ * energy of the run being read, named run ("framework/key/run"; NULL and
+ * e NULL: none), and return 1; an energy line of another run, or a device
+ * measured two ways, is an error naming in's file and line. Else 0 (a
+ * run's window line, which is passed on). */
+int energy_take(struct energy *e, const struct metaline *m, const struct input *in,
+		const char *run);
+/* When energy lines were kept: write the run's "# energy ... joules=" (or
+ * "reason=") line on stdout, and forget them. */
+void energy_end(struct energy *e, const struct energy_window *w);
+void energy_reset(struct energy *e);
 
 #endif

@@ -1,5 +1,6 @@
 /*
- * table.c — fuzz target: table in each style, with a published file.
+ * table.c — fuzz target: table in each style, with a published file, and
+ * with a CPU roof file and a peak for the MFU column.
  */
 #include "harness.h"
 
@@ -13,6 +14,8 @@ static const struct fuzz_config configs[] = {
 	{{"-s", "json", "@1"}, NULL, NULL},
 	{{"-s", "scaling", "-p", "@2", "@1"}, NULL, NULL},
 	{{"-s", "compare", "@1", "@2"}, NULL, NULL},
+	{{"-s", "scaling", "-r", "@2", "-P", "900", "@1"}, NULL, NULL},
+	{{"-s", "json", "-r", "@2", "@1"}, NULL, NULL},
 };
 
 /* ---- JSON, as RFC 8259 has it (no inf, no nan) ---- */
