@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "head.h"
 #include "lib.h"
 #include "model.h"
 
@@ -69,6 +70,20 @@ static size_t place(span *s, int n)
 	return top;
 }
 
+static int is_bn(int kind)
+{
+	return kind == L_BN || kind == L_BN_RELU || kind == L_BN_ADD_RELU || kind == L_BN_ADD;
+}
+
+/* Does the layer's backward read its input? Not pooling's, flattening's,
+ * dropout's (a redrawn mask) or the ArcFace head's (it keeps the
+ * normalised embeddings). */
+static int reads_x_backward(int kind)
+{
+	return kind != L_MAXPOOL && kind != L_AVGPOOL && kind != L_FLATTEN && kind != L_DROPOUT &&
+	       kind != L_ARCFACE;
+}
+
 static size_t tbytes(const tensor *t)
 {
 	return (bk_tensor_bytes(t->kind, t->n, t->c, t->h, t->w) + 4095) & ~(size_t)4095;
@@ -85,11 +100,12 @@ void model_plan(model *m)
 	}
 	v[m->input].end = 2 * L + 1;
 	v[m->logits].end = 2 * L + 1; /* read after the step by --export */
-	d[m->logits].start = L;
+	/* the logits' gradient: the loss's, or the ArcFace head's forward's */
+	d[m->logits].start = m->cfg.head == HEAD_ARCFACE ? m->tensors[m->logits].producer : L;
 	for (int i = 0; i < L; i++) {
 		layer *l = &m->layers[i];
 		int bwd = 2 * L - i;
-		if (l->kind != L_MAXPOOL && l->kind != L_AVGPOOL)
+		if (reads_x_backward(l->kind))
 			v[l->x].end = v[l->x].end > bwd ? v[l->x].end : bwd;
 		/* The ReLU mask of a batch norm's backward is best read from y
 		 * (cuDNN's fused backward needs it): y is kept when that is
@@ -101,11 +117,15 @@ void model_plan(model *m)
 			l->keep_y = 1;
 			v[l->y].end = v[l->y].end > bwd ? v[l->y].end : bwd;
 		}
-		if (l->kind == L_CONV && l->x != m->input)
+		/* Backward reaches a tensor's last reader first: it writes the
+		 * gradient, the readers before it add to it (convolutions and
+		 * batch norms, of their x). */
+		if ((l->kind == L_CONV || is_bn(l->kind)) && l->x != m->input)
 			l->accumulate = m->tensors[l->x].last_use != i;
 		int in[2] = {l->x, l->x2};
 		for (int j = 0; j < 2; j++)
-			if (in[j] >= 0 && in[j] != m->input && l->kind != L_CONV &&
+			if (in[j] >= 0 && in[j] != m->input &&
+			    !(j == 0 && (l->kind == L_CONV || is_bn(l->kind))) &&
 			    m->tensors[in[j]].last_use != i)
 				die("model: a gradient is first written by a layer that "
 				    "cannot add");
@@ -154,14 +174,29 @@ void model_plan(model *m)
 			break;
 		case L_BN:
 		case L_BN_RELU:
-		case L_BN_ADD_RELU: {
+		case L_BN_ADD_RELU:
+		case L_BN_ADD: {
 			tensor *z = l->x2 >= 0 ? &m->tensors[l->x2] : NULL;
+			int relu = l->kind == L_BN_RELU || l->kind == L_BN_ADD_RELU;
 			l->op = bk_bn_plan(x->t, z ? z->t : NULL, y->t, x->d, z ? z->d : NULL, y->d,
-					   l->kind != L_BN, l->keep_y, P + l->w, P + l->b, G + l->w,
-					   G + l->b, m->stats + l->stats,
+					   relu, l->keep_y, l->accumulate, P + l->w, P + l->b,
+					   G + l->w, G + l->b, m->stats + l->stats,
 					   m->stats + l->stats + l->nw, 1e-5f, 0.1f);
 			break;
 		}
+		case L_PRELU:
+			l->op = bk_prelu_plan(x->t, y->t, x->d, y->d, P + l->w, G + l->w);
+			break;
+		case L_FLATTEN:
+			l->op = bk_flatten_plan(x->t, y->t, x->d, y->d);
+			break;
+		case L_DROPOUT:
+			l->op = bk_dropout_plan(x->t, y->t, x->d, y->d, m->cfg.dropout, m->cfg.seed,
+						m->cfg.first_sample);
+			break;
+		case L_ARCFACE:
+			l->op = head_plan(m, i);
+			break;
 		case L_MAXPOOL:
 			l->op = bk_maxpool_plan(x->t, y->t, x->d, y->d, l->k, l->stride, l->pad);
 			break;
@@ -180,6 +215,7 @@ void model_release(model *m)
 {
 	for (int i = 0; i < m->nlayers; i++)
 		bk_op_destroy(m->layers[i].op);
+	head_release(m);
 	for (int i = 0; i < m->ntensors; i++) {
 		bk_tensor_destroy(m->tensors[i].t);
 		if (m->tensors[i].d)

@@ -159,20 +159,22 @@ void bk_conv_backward_weights(bk_op *op);
 
 /* Batch norm in training mode over the batch statistics (biased variance),
  * bn(x) = gamma * (x - mean) / sqrt(var + eps) + beta, in one of cuDNN's three
- * forms (CUDNN_BATCHNORM_OPS_*):
+ * forms (CUDNN_BATCHNORM_OPS_*), or with the add alone:
  *   y = bn(x)              relu 0, z NULL
  *   y = relu(bn(x))        relu 1, z NULL
  *   y = relu(bn(x) + z)    relu 1, z and dz given (the end of a bottleneck)
+ *   y = bn(x) + z          relu 0, z and dz given (the end of an IResNet block)
+ * over BK_ACT, or over BK_MATRIX (x [n][c]: the statistics over the batch).
  * Forward also updates running_mean and running_var (fp32 [c], torch's
  * momentum and unbiased variance: elementwise.h's ew_bn_running).
- * Backward writes dx, dgamma, dbeta, and dz = the gradient of the sum; it
- * may overwrite dy.
+ * Backward writes dx (accumulate: adds to it), dgamma, dbeta, and dz = the
+ * gradient of the sum; it may overwrite dy.
  * y_kept: y still holds the forward's output when backward runs, so the
- * ReLU mask may be read from it; always so with z. */
+ * ReLU mask may be read from it; always so with z and the ReLU. */
 bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_tensor *dz,
-		  bk_tensor *dy, int relu, int y_kept, const float *gamma, const float *beta,
-		  float *dgamma, float *dbeta, float *running_mean, float *running_var, float eps,
-		  float momentum);
+		  bk_tensor *dy, int relu, int y_kept, int accumulate, const float *gamma,
+		  const float *beta, float *dgamma, float *dbeta, float *running_mean,
+		  float *running_var, float eps, float momentum);
 void bk_bn_forward(bk_op *op);
 void bk_bn_backward(bk_op *op);
 
@@ -193,6 +195,63 @@ bk_op *bk_fc_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, cons
 		  const float *b, float *dw, float *db);
 void bk_fc_forward(bk_op *op);
 void bk_fc_backward(bk_op *op);
+
+/* PReLU, one slope a[c] per channel (fp32 [c]): y = x > 0 ? x : a[c] x,
+ * over BK_ACT. Backward writes dx and da (overwrites). */
+bk_op *bk_prelu_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, const float *a,
+		     float *da);
+void bk_prelu_forward(bk_op *op);
+void bk_prelu_backward(bk_op *op);
+
+/* Flatten: x [n][c][h][w] (BK_ACT) -> y [n][c h w] (BK_MATRIX) in NCHW
+ * order (torch.flatten(x, 1)); backward the other way. */
+bk_op *bk_flatten_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy);
+void bk_flatten_forward(bk_op *op);
+void bk_flatten_backward(bk_op *op);
+
+/* Dropout over a matrix [n][c] (inverted, as torch's): y = x / (1 - p)
+ * where kept, else 0; the mask is margin.h's dropout_keep for (seed, step,
+ * first_sample + row, column), redrawn by backward for the step of the
+ * last forward. p 0: y = x. */
+bk_op *bk_dropout_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, float p,
+		       uint64_t seed, long first_sample);
+void bk_dropout_forward(bk_op *op, long step);
+void bk_dropout_backward(bk_op *op);
+
+/*
+ * The ArcFace head over one shard of the classifier (bench/head.c walks it
+ * with the collectives between these ops; margin.h's math). Its shard:
+ * rows of embeddings (this rank's batch at row0, the other ranks' around
+ * it when split), classes [c0, c0 + cr), w [cr][e] (fp32, plain rows).
+ *   embed      xall[row0 + i] = x[i] / |x[i]|, x [batch][e] (BK_MATRIX)
+ *   logits     logits[r][j] = s phi_or_cos(xall[r] . w[j] / |w[j]|), phi on
+ *              the target's column (labels [rows], global classes), and
+ *              stats[r] = the row's maximum over the shard
+ *   expsum     stats[rows + r] = sum of exp(logits[r][j] - stats[r]) over
+ *              the shard, stats[r] now the maximum over all shards
+ *   loss       with stats[rows + r] summed over the shards: dlogits = scale
+ *              (softmax - onehot), carried back through the margin and the
+ *              weights' norms; the loss (bk_loss): the targets' -log p
+ *              this shard holds, summed, over batch
+ *   backward   dxall = this shard's part of the normalised embeddings'
+ *              gradient [rows][e]; dw (overwrites; never summed over ranks)
+ *   backward_x dx from dxn [batch][e], the rows of this rank summed over
+ *              the shards (dxall itself with one shard)
+ */
+typedef struct bk_arcface_shape {
+	int batch, rows, row0, e, cr;
+	long c0;
+	float margin, scale;
+} bk_arcface_shape;
+bk_op *bk_arcface_plan(const bk_arcface_shape *s, bk_tensor *x, bk_tensor *dx, bk_tensor *logits,
+		       bk_tensor *dlogits, const float *w, float *dw, float *xall, float *dxall,
+		       const float *dxn, const int32_t *labels, float *stats);
+void bk_arcface_embed(bk_op *op);
+void bk_arcface_logits(bk_op *op);
+void bk_arcface_expsum(bk_op *op);
+void bk_arcface_loss(bk_op *op, float scale);
+void bk_arcface_backward(bk_op *op);
+void bk_arcface_backward_x(bk_op *op);
 
 /* Softmax cross-entropy with label smoothing over logits [n][k] (BK_MATRIX)
  * and labels (device int32 [n]): writes dlogits = scale * (softmax - target)

@@ -65,15 +65,17 @@ DATA_OBJ := $(call objs,$(filter-out bench/data/synth.c bench/data/decode$(if $(
 	0,$(JPEG)),,_none).c,$(wildcard bench/data/*.c)))
 # The run-time loading of MPI and libjpeg (mpi_load.h, data/jpeg_load.h).
 BENCH_DL_OBJ := $(call objs,bench/dl.c bench/mpi_load.c)
-BENCH_CORE_OBJ := $(call objs,bench/main.c bench/flags.c bench/env.c bench/export.c bench/model.c \
-	bench/arena.c bench/step.c bench/synthetic.c bench/profile.c bench/cost.c \
-	bench/allreduce/allreduce.c) $(DATA_OBJ) $(BENCH_DL_OBJ)
+# The model's table: model.c and the files it builds with (MODEL_OBJ).
+MODEL_OBJ := $(call objs,bench/model.c bench/table.c bench/iresnet.c)
+BENCH_CORE_OBJ := $(call objs,bench/main.c bench/flags.c bench/env.c bench/export.c \
+	bench/arena.c bench/step.c bench/head.c bench/synthetic.c bench/profile.c bench/cost.c \
+	bench/allreduce/allreduce.c) $(MODEL_OBJ) $(DATA_OBJ) $(BENCH_DL_OBJ)
 BENCH_CPU_OBJ := $(call objs,$(wildcard bench/cpu/*.c))
 BENCH_OBJ := $(BENCH_CORE_OBJ) $(BENCH_CPU_OBJ)
 ALLREDUCE_OBJ := $(call objs,bench/allreduce/main.c bench/allreduce/allreduce.c bench/profile.c \
 	bench/cost.c) $(BENCH_DL_OBJ)
-ARENA_CHECK_OBJ := $(call objs,tests/drivers/arena-check.c bench/model.c bench/arena.c \
-	bench/step.c bench/profile.c bench/cost.c)
+ARENA_CHECK_OBJ := $(call objs,tests/drivers/arena-check.c bench/arena.c bench/step.c \
+	bench/head.c bench/profile.c bench/cost.c) $(MODEL_OBJ)
 
 $(sort $(BENCH_OBJ) $(ALLREDUCE_OBJ) $(ARENA_CHECK_OBJ)): XCFLAGS := $(BENCH_XCFLAGS)
 $(sort $(BENCH_OBJ) $(ALLREDUCE_OBJ) $(ARENA_CHECK_OBJ)): $(OBJ)/.flags-bench

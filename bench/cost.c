@@ -5,10 +5,13 @@
 #include "cost.h"
 #include "profile.h"
 
-static const char *kind_names[PK_COUNT] = {
-	"conv-fwd", "conv-bwd-data", "conv-bwd-weights", "bn-fwd",         "bn-bwd",
-	"pool-fwd", "pool-bwd",      "fc-fwd",           "fc-bwd",         "loss",
-	"update",   "reorder",       "dx-add",           "allreduce-wait", "other"};
+static const char *kind_names[PK_COUNT] = {"conv-fwd", "conv-bwd-data",  "conv-bwd-weights",
+					   "bn-fwd",   "bn-bwd",         "pool-fwd",
+					   "pool-bwd", "fc-fwd",         "fc-bwd",
+					   "loss",     "update",         "reorder",
+					   "dx-add",   "allreduce-wait", "other",
+					   "act-fwd",  "act-bwd",        "head",
+					   "head-comm"};
 
 const char *prof_kind_name(int kind)
 {
@@ -34,6 +37,10 @@ op_cost cost_of(const model *m, int li, int kind, int elsize)
 	const layer *l = &m->layers[li];
 	const tensor *x = &m->tensors[l->x], *y = &m->tensors[l->y];
 	double nx = elems(x), ny = elems(y), e = elsize;
+	if (l->kind == L_ARCFACE && kind == PK_LOSS) { /* logits in, their gradient out */
+		c.bytes = 4.0 * 2 * ny;
+		return c;
+	}
 	switch (kind) {
 	case PK_CONV_FWD:
 	case PK_CONV_BWD_DATA:
@@ -41,6 +48,12 @@ op_cost cost_of(const model *m, int li, int kind, int elsize)
 		c.flop = 2.0 * (double)l->nw * y->h * y->w * B;
 		c.bytes = e * (nx + ny) + 4.0 * (double)l->nw;
 		c.compute = 1;
+		break;
+	case PK_ACT_FWD: /* x in, y out */
+		c.bytes = (x->kind == BK_MATRIX ? 4.0 : e) * (nx + ny);
+		break;
+	case PK_ACT_BWD: /* x (PReLU) and dy in, dx out */
+		c.bytes = (x->kind == BK_MATRIX ? 4.0 * 2 : e * 3) * nx;
 		break;
 	case PK_BN_FWD: /* x (and the residual) in, y out */
 		c.bytes = e * (nx * (l->x2 >= 0 ? 2 : 1) + ny);
@@ -52,11 +65,21 @@ op_cost cost_of(const model *m, int li, int kind, int elsize)
 	case PK_POOL_BWD:
 		c.bytes = e * nx + (y->kind == BK_MATRIX ? 4.0 : e) * ny;
 		break;
-	case PK_FC_FWD: /* w, b, x in; y out; fp32 */
+	case PK_FC_FWD:                     /* w, b, x in; y out; fp32 */
+		if (l->kind == L_ARCFACE) { /* every rank's rows against the shard */
+			c.flop = 2.0 * y->n * l->cin * l->cout;
+			c.bytes = 4.0 * ((double)l->nw + (double)y->n * l->cin + ny);
+			break;
+		}
 		c.flop = 2.0 * B * l->cin * l->cout;
 		c.bytes = 4.0 * ((double)l->nw + (double)l->nb + nx + ny);
 		break;
 	case PK_FC_BWD: /* w, x, dy in; dw, db, dx out */
+		if (l->kind == L_ARCFACE) {
+			c.flop = 4.0 * y->n * l->cin * l->cout;
+			c.bytes = 4.0 * (2.0 * (double)l->nw + 2.0 * y->n * l->cin + ny);
+			break;
+		}
 		c.flop = 4.0 * B * l->cin * l->cout;
 		c.bytes = 4.0 * (2.0 * (double)l->nw + (double)l->nb + 2 * nx + ny);
 		break;
@@ -76,13 +99,19 @@ static void put(int *ls, int *kind, int *n, int max, int l, int k)
 int step_ops(const model *m, int *ls, int *kind, int max)
 {
 	int n = 0;
-	static const int fwd[] = {PK_CONV_FWD, PK_BN_FWD,   PK_BN_FWD, PK_BN_FWD,
-				  PK_POOL_FWD, PK_POOL_FWD, PK_FC_FWD};
-	static const int bwd[] = {PK_CONV_BWD_WEIGHTS, PK_BN_BWD,   PK_BN_BWD, PK_BN_BWD,
-				  PK_POOL_BWD,         PK_POOL_BWD, PK_FC_BWD};
-	for (int i = 0; i < m->nlayers; i++)
+	static const int fwd[L_KINDS] = {PK_CONV_FWD, PK_BN_FWD,   PK_BN_FWD,  PK_BN_FWD,
+					 PK_POOL_FWD, PK_POOL_FWD, PK_FC_FWD,  PK_ACT_FWD,
+					 PK_BN_FWD,   PK_REORDER,  PK_ACT_FWD, PK_FC_FWD};
+	static const int bwd[L_KINDS] = {PK_CONV_BWD_WEIGHTS, PK_BN_BWD,   PK_BN_BWD,  PK_BN_BWD,
+					 PK_POOL_BWD,         PK_POOL_BWD, PK_FC_BWD,  PK_ACT_BWD,
+					 PK_BN_BWD,           PK_REORDER,  PK_ACT_BWD, PK_FC_BWD};
+	for (int i = 0; i < m->nlayers; i++) {
 		put(ls, kind, &n, max, i, fwd[m->layers[i].kind]);
-	put(ls, kind, &n, max, PROF_NONE, PK_LOSS);
+		if (m->layers[i].kind == L_ARCFACE) /* the loss is the head's */
+			put(ls, kind, &n, max, i, PK_LOSS);
+	}
+	if (m->cfg.head != HEAD_ARCFACE)
+		put(ls, kind, &n, max, PROF_NONE, PK_LOSS);
 	for (int i = m->nlayers - 1; i >= 0; i--) {
 		const layer *l = &m->layers[i];
 		put(ls, kind, &n, max, i, bwd[l->kind]);

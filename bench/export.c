@@ -9,8 +9,11 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "comm.h"
 #include "export.h"
 #include "lib.h"
+#include "margin.h"
+#include "shard.h"
 
 /* One file being written: DIR/NAME.tmp, renamed to DIR/NAME when closed. */
 struct out {
@@ -49,13 +52,41 @@ static void write_file(const char *dir, const char *name, const void *data, size
 	out_close(&o);
 }
 
-/* n floats of device memory. */
-static void write_device(const char *dir, const char *name, const float *dev, size_t n)
+/* A split classifier: the model's flat buffer (host, this rank's nparams)
+ * as the whole model's on rank 0, every rank's shard gathered after the
+ * rest; NULL on the other ranks. Without a split: buf itself. */
+static const float *whole_params(const model *m, const float *buf, int rank, float **owned)
 {
-	float *h = xmalloc(n * sizeof(float));
-	bk_to_host(h, dev, n * sizeof(float));
-	write_file(dir, name, h, n * sizeof(float));
+	*owned = NULL;
+	if (m->cfg.shards == 1)
+		return buf;
+	if (rank == 0) {
+		*owned = xmalloc(m->nwhole * sizeof(float));
+		memcpy(*owned, buf, m->nreduced * sizeof(float));
+	}
+	comm_gather_floats(buf + m->nreduced, m->nparams - m->nreduced,
+			   *owned ? *owned + m->nreduced : NULL);
+	return *owned;
+}
+
+/* The flat buffer dev (device memory) as params.f32 lays it out. */
+static void write_params(const char *dir, const char *name, const model *m, const float *dev,
+			 int rank)
+{
+	float *h = xmalloc(m->nparams * sizeof(float)), *owned;
+	bk_to_host(h, dev, m->nparams * sizeof(float));
+	const float *all = whole_params(m, h, rank, &owned);
+	if (rank == 0)
+		write_file(dir, name, all, m->nwhole * sizeof(float));
+	free(owned);
 	free(h);
+}
+
+/* The elements of layer l's weight in the export: a split classifier's
+ * whole. */
+static size_t weight_count(const model *m, const layer *l)
+{
+	return l->kind == L_ARCFACE ? (size_t)m->classes * l->cin : l->nw;
 }
 
 static int by_offset(const void *a, const void *b)
@@ -64,7 +95,7 @@ static int by_offset(const void *a, const void *b)
 	return x->w < y->w ? -1 : x->w > y->w;
 }
 
-/* One line per parameter tensor in offset order (torchvision's), whatever
+/* One line per parameter tensor in offset order (the state_dict's), whatever
  * the order of the layers: name, shape, offset, count. */
 static void write_manifest(const char *dir, const model *m)
 {
@@ -79,7 +110,7 @@ static void write_manifest(const char *dir, const model *m)
 	for (int i = 0; i < n; i++) {
 		const layer *l = order[i];
 		const char *names[2] = {"weight", "bias"};
-		size_t off[2] = {l->w, l->b}, cnt[2] = {l->nw, l->nb};
+		size_t off[2] = {l->w, l->b}, cnt[2] = {weight_count(m, l), l->nb};
 		for (int j = 0; j < 2; j++) {
 			if (!cnt[j])
 				continue;
@@ -89,6 +120,8 @@ static void write_manifest(const char *dir, const model *m)
 					 l->k);
 			else if (l->kind == L_FC && j == 0)
 				snprintf(shape, sizeof shape, "%dx%d", l->cout, l->cin);
+			else if (l->kind == L_ARCFACE)
+				snprintf(shape, sizeof shape, "%dx%d", m->classes, l->cin);
 			else
 				snprintf(shape, sizeof shape, "%zu", cnt[j]);
 			fprintf(o.f, "%s.%s\t%s\t%zu\t%zu\n", l->name, names[j], shape, off[j],
@@ -105,30 +138,88 @@ void export_check(const char *dir)
 }
 
 void export_start(const char *dir, const model *m, const float *params, const float *input,
-		  const int32_t *labels)
+		  const int32_t *labels, int rank)
 {
 	size_t img = (size_t)3 * m->image * m->image;
-	write_manifest(dir, m);
-	write_file(dir, "params.f32", params, m->nparams * sizeof(float));
-	write_file(dir, "input.f32", input, (size_t)m->batch * img * sizeof(float));
-	write_file(dir, "labels.i32", labels, (size_t)m->batch * sizeof(int32_t));
+	float *owned;
+	const float *all = whole_params(m, params, rank, &owned);
+	if (rank == 0) {
+		write_manifest(dir, m);
+		write_file(dir, "params.f32", all, m->nwhole * sizeof(float));
+		write_file(dir, "input.f32", input, (size_t)m->batch * img * sizeof(float));
+		write_file(dir, "labels.i32", labels, (size_t)m->batch * sizeof(int32_t));
+	}
+	free(owned);
 }
 
-void export_gradients(const char *dir, const model *m)
+/* The dropout layer's mask of the step just run, one byte (0 or 1) per
+ * element [batch][features]: margin.h's draw, as the backends make it. */
+static void write_dropout(const char *dir, const model *m)
 {
-	size_t n = (size_t)m->batch * m->classes;
-	float *logits = xmalloc(n * sizeof(float));
-	bk_sync();
-	bk_tensor_read(m->tensors[m->logits].t, logits);
-	write_file(dir, "logits.f32", logits, n * sizeof(float));
-	free(logits);
-	write_device(dir, "grads.f32", m->grads, m->nparams);
+	for (int i = 0; i < m->nlayers; i++) {
+		const layer *l = &m->layers[i];
+		if (l->kind != L_DROPOUT)
+			continue;
+		size_t n = (size_t)m->batch * l->cin;
+		unsigned char *mask = xmalloc(n);
+		for (int r = 0; r < m->batch; r++)
+			for (int j = 0; j < l->cin; j++)
+				mask[(size_t)r * l->cin + j] = (unsigned char)dropout_keep(
+					m->cfg.seed, (uint64_t)m->step,
+					(uint64_t)(m->cfg.first_sample + r), (uint32_t)j,
+					m->cfg.dropout);
+		write_file(dir, "dropout.u8", mask, n);
+		free(mask);
+	}
 }
 
-void export_after(const char *dir, const model *m, double loss)
+/* The logits [rows][classes]: a split classifier's shards' columns gathered
+ * (rank r's [rows][cr] block to its classes). */
+static void write_logits(const char *dir, const model *m, int rank)
+{
+	const tensor *t = &m->tensors[m->logits];
+	size_t rows = (size_t)t->n, n = rows * (size_t)t->c;
+	float *mine = xmalloc(n * sizeof(float));
+	bk_tensor_read(t->t, mine);
+	if (m->cfg.shards == 1) {
+		write_file(dir, "logits.f32", mine, n * sizeof(float));
+		free(mine);
+		return;
+	}
+	size_t whole = rows * (size_t)m->classes;
+	float *blocks = rank == 0 ? xmalloc(whole * sizeof(float)) : NULL;
+	comm_gather_floats(mine, n, blocks);
+	if (rank == 0) {
+		float *all = xmalloc(whole * sizeof(float));
+		const float *b = blocks;
+		for (int r = 0; r < m->cfg.shards; r++) {
+			long c0 = shard_first(m->classes, m->cfg.shards, r);
+			long cr = shard_size(m->classes, m->cfg.shards, r);
+			for (size_t i = 0; i < rows; i++, b += cr)
+				memcpy(all + i * (size_t)m->classes + c0, b,
+				       (size_t)cr * sizeof(float));
+		}
+		write_file(dir, "logits.f32", all, whole * sizeof(float));
+		free(all);
+	}
+	free(blocks);
+	free(mine);
+}
+
+void export_gradients(const char *dir, const model *m, int rank)
+{
+	bk_sync();
+	write_logits(dir, m, rank);
+	write_params(dir, "grads.f32", m, m->grads, rank);
+	if (rank == 0)
+		write_dropout(dir, m);
+}
+
+void export_after(const char *dir, const model *m, double loss, int rank)
 {
 	char s[64];
 	int n = snprintf(s, sizeof s, "%.9g\n", loss);
-	write_file(dir, "loss.txt", s, (size_t)n);
-	write_device(dir, "params_after.f32", m->params, m->nparams);
+	if (rank == 0)
+		write_file(dir, "loss.txt", s, (size_t)n);
+	write_params(dir, "params_after.f32", m, m->params, rank);
 }

@@ -11,6 +11,7 @@
 #include "backend.h"
 #include "flags.h"
 #include "lib.h"
+#include "model.h"
 
 /* ---- the flags ---- */
 
@@ -43,6 +44,7 @@ struct flag {
  * --precision's are backend.h's bk_precision_names. */
 static const char *const layouts[] = {"blocked", "nhwc", NULL};
 static const char *const conv_algos[] = {"find", "direct", "winograd", NULL};
+static const char *const classifiers[] = {"split", "whole", NULL};
 
 static const struct flag flags[] = {
 	FLAG("--describe", F_SWITCH, describe, 0, 0, NULL),
@@ -50,6 +52,12 @@ static const struct flag flags[] = {
 	CHOICE("--precision", precision, BK_FP32, bk_precision_names),
 	FLAG("--image", F_INT, image, 32, 4096, "PX"),
 	FLAG("--classes", F_INT, classes, 2, 1000000, "K"),
+	CHOICE("--model", model, ARCH_RESNET50, model_arch_names),
+	CHOICE("--head", head, HEAD_SOFTMAX, model_head_names),
+	FLAG("--embedding", F_INT, embedding, 2, 65536, "E"),
+	FLAG("--margin", F_NUM, margin, 0, 1.5, "M"),
+	FLAG("--scale", F_NUM, scale, 1, 1024, "S"),
+	CHOICE("--classifier", classifier, CLASSIFIER_SPLIT, classifiers),
 	FLAG("--iters", F_INT, iters, 1, 100000000, "N"),
 	FLAG("--warmup", F_INT, warmup, 0, 100000000, "W"),
 	FLAG("--threads", F_INT, threads, 1, 4096, "T"),
@@ -215,10 +223,29 @@ static void set(config *c, const struct flag *f, const char *v)
 	}
 }
 
+/* The model's flags against each other, and the defaults that depend on
+ * the model (the image: 112 px for iresnet50, whose fc takes 512 x 7 x 7). */
+static void model_flags_check(config *c)
+{
+	int arcface = c->head == HEAD_ARCFACE;
+	if (c->embedding && c->model != ARCH_IRESNET50)
+		die_usage("--embedding: iresnet50's; resnet50's features are its 2048 pooled ones");
+	if (!arcface && (c->margin >= 0 || c->scale >= 0 || c->classifier >= 0))
+		die_usage("--margin, --scale, --classifier: only with --head arcface");
+	if (arcface && c->label_smoothing > 0)
+		die_usage("--label-smoothing: only with --head softmax");
+	if ((arcface || c->model != ARCH_RESNET50) && c->graph)
+		die_usage("--graph: resnet50 with the softmax head only");
+	if (c->classifier < 0)
+		c->classifier = CLASSIFIER_SPLIT;
+	if (c->image == 0)
+		c->image = c->model == ARCH_IRESNET50 ? 112 : 224;
+}
+
 void flags_parse(config *c, int argc, char **argv)
 {
 	*c = (config){.batch = 16,
-		      .image = 224,
+		      .image = 0,   /* 224, or 112 for iresnet50 */
 		      .classes = 0, /* 1000, or the tree's classes with --data */
 		      .iters = 20,
 		      .warmup = -1,
@@ -229,7 +256,10 @@ void flags_parse(config *c, int argc, char **argv)
 		      .shard = -1,
 		      .prefetch = 2,
 		      .bucket_mb = 25.0,
-		      .precision = BK_FP32};
+		      .precision = BK_FP32,
+		      .margin = -1,
+		      .scale = -1,
+		      .classifier = -1};
 	allreduce_defaults(&c->ar);
 	for (int i = 1; i < argc; i++) {
 		const char *name = argv[i];
@@ -265,6 +295,7 @@ void flags_parse(config *c, int argc, char **argv)
 		die_usage("--export: only with synthetic data");
 	if ((!c->data_dir || c->describe) && c->classes == 0)
 		c->classes = 1000;
+	model_flags_check(c);
 	if (c->warmup >= c->iters)
 		die_usage("--warmup: '%d' must be less than --iters (%d)", c->warmup, c->iters);
 	/* bench --allreduce takes bench's --iters, and --warmup when given */

@@ -14,6 +14,8 @@ typedef struct config {
 	int describe, verbose, allreduce, rank_times, graph, nccl_high, profile;
 	int batch, image, classes, iters, warmup, threads, lr_warmup, shard;
 	int precision, layout, conv_algo;
+	int model, head, embedding, classifier; /* model.h's enums; CLASSIFIER_* */
+	double margin, scale;                   /* arcface; -1: not given */
 	long long seed;
 	double lr, momentum, weight_decay, label_smoothing, bucket_mb, loss_scale, nccl_timeout;
 	double workspace_mb;
@@ -23,6 +25,10 @@ typedef struct config {
 	int loader_threads, prefetch, data_only;
 	struct allreduce_config ar;
 } config;
+
+/* --classifier: the ArcFace classifier split by class over the ranks, or
+ * whole on every rank (its gradient summed with the backbone's). */
+enum { CLASSIFIER_SPLIT, CLASSIFIER_WHOLE };
 
 /* Set lib's usage text from the table (call before anything can fail). */
 void flags_usage(void);

@@ -98,11 +98,35 @@ static size_t bucket_cap(double mb)
 	return (size_t)(mb * 1048576.0 / sizeof(float));
 }
 
+/* The model the flags ask for, on this rank of size: with a split ArcFace
+ * classifier, shard 'rank' of 'size'. */
+static model_config model_cfg(const config *c, int rank, int size)
+{
+	model_config mc = model_config_default(c->model, c->head);
+	mc.batch = c->batch;
+	mc.image = c->image;
+	mc.classes = c->classes;
+	if (c->embedding)
+		mc.embedding = c->embedding;
+	if (c->margin >= 0)
+		mc.margin = (float)c->margin;
+	if (c->scale >= 0)
+		mc.scale = (float)c->scale;
+	if (c->head == HEAD_ARCFACE && c->classifier == CLASSIFIER_SPLIT && size > 1) {
+		mc.shards = size;
+		mc.shard = rank;
+	}
+	mc.first_sample = (long)(c->shard < 0 ? rank : c->shard) * c->batch;
+	mc.seed = (uint64_t)c->seed;
+	return mc;
+}
+
 /* --describe: the table, no backend. */
 static int describe(const config *c)
 {
 	static model m;
-	model_build(&m, c->batch, c->image, c->classes);
+	model_config mc = model_cfg(c, comm_rank(), comm_size());
+	model_build(&m, &mc);
 	if (comm_rank() == 0)
 		model_describe(&m, bucket_cap(c->bucket_mb), COMM_MAX_PENDING, stdout);
 	comm_finalize();
@@ -203,7 +227,8 @@ typedef struct trainer {
 	size_t lo[COMM_MAX_PENDING], hi[COMM_MAX_PENDING];
 	int nbuckets, next; /* next to start, in backward order */
 	bk_op *sgd;
-	int rank, size, exporting;
+	int rank, size;
+	int exporting; /* --export: rank 0, or every rank of a split classifier (export.c gathers) */
 	long global_batch;
 	int capture_it; /* --graph: the step captured */
 	double *rank_s; /* --rank-times: every rank's compute (rank 0), else NULL */
@@ -231,7 +256,7 @@ static void load_start(const trainer *t)
 		bk_to_device(m->labels, labels, (size_t)c->batch * sizeof(int32_t));
 	}
 	if (t->exporting)
-		export_start(c->export_dir, m, host, input, labels);
+		export_start(c->export_dir, m, host, input, labels, t->rank);
 	free(host);
 	free(stats);
 	free(input);
@@ -253,14 +278,24 @@ static void log_header(const trainer *t)
 	const config *c = t->c;
 	char data[4096];
 	data_desc(data, sizeof data, c, t->ld);
+	const model_config *mc = &t->m->cfg;
+	char head[256] = "";
 	warnf("%s, %d rank(s), %d thread(s) each, %zu parameters, %d gradient bucket(s), "
 	      "%.0f MB for activations and their gradients, lr %g",
 	      bk_name(), t->size, c->threads, t->m->nparams, t->nbuckets,
 	      t->m->acts_bytes / 1048576.0, c->lr);
-	printf("# bench model=resnet50 backend=%s nodes=%d gpus_per_node=%d "
+	if (mc->head == HEAD_ARCFACE)
+		snprintf(head, sizeof head,
+			 " head=arcface classes=%d embedding=%d margin=%g scale=%g classifier=%s",
+			 mc->classes, t->m->tensors[t->m->features].c, (double)mc->margin,
+			 (double)mc->scale, c->classifier == CLASSIFIER_SPLIT ? "split" : "whole");
+	else if (mc->arch != ARCH_RESNET50)
+		snprintf(head, sizeof head, " head=softmax classes=%d embedding=%d", mc->classes,
+			 mc->embedding);
+	printf("# bench model=%s%s backend=%s nodes=%d gpus_per_node=%d "
 	       "batch_per_device=%d precision=%s image=%d %s\n",
-	       bk_name(), comm_nodes(), comm_local_size(), c->batch,
-	       bk_precision_names[c->precision], c->image, data);
+	       model_arch_names[mc->arch], head, bk_name(), comm_nodes(), comm_local_size(),
+	       c->batch, bk_precision_names[c->precision], c->image, data);
 	flags_settings(c, stdout);
 	/* The FLOP of a training sample, for the tables' MFU (3 x the forward:
 	 * the forward, the backward to the inputs and to the weights). */
@@ -319,7 +354,7 @@ static void train_step(trainer *t, int it, int replay, double t0, double *comput
 			comm_allreduce_wait_all();
 		}
 		if (t->exporting)
-			export_gradients(c->export_dir, t->m);
+			export_gradients(c->export_dir, t->m, t->rank);
 	}
 	double lr = c->lr;
 	if (c->lr_warmup > 0 && it <= c->lr_warmup)
@@ -364,8 +399,20 @@ static void log_step(const trainer *t, int it, double loss, double step_s, doubl
 
 /* ---- the end ---- */
 
+/* The ArcFace classifier's memory on each rank, its weights, gradient and
+ * momentum (the largest shard's: rank 0's), and the same of the whole
+ * classifier: the end line's classifier_mb= and classifier_whole_mb=. */
+static void classifier_mem(const model *m)
+{
+	const layer *l = &m->layers[m->tensors[m->logits].producer];
+	double mb = 3.0 * sizeof(float) / 1048576.0;
+	printf(" classifier_mb=%.1f classifier_whole_mb=%.1f", mb * (double)l->nw,
+	       mb * (double)m->classes * l->cin);
+}
+
 /* The log's last lines (rank 0): the loss scale, the summary of the timed
- * steps, --profile's table, the end with the peak memory over ranks. */
+ * steps, --profile's table, the end with the peak memory over ranks (and,
+ * with the ArcFace head, its classifier's on each rank). */
 static void log_end(const trainer *t, double timed, int scaled)
 {
 	const config *c = t->c;
@@ -379,7 +426,10 @@ static void log_end(const trainer *t, double timed, int scaled)
 			printf("# summary warmup=%d timed_iters=%d samples_per_s=%.2f\n", c->warmup,
 			       n, timed > 0 ? (double)t->global_batch * n / timed : 0.0);
 		prof_report(stdout);
-		printf("# end iters=%d peak_mem_mb=%ld\n", c->iters, peak);
+		printf("# end iters=%d peak_mem_mb=%ld", c->iters, peak);
+		if (t->m->head)
+			classifier_mem(t->m);
+		printf("\n");
 	}
 }
 
@@ -407,7 +457,8 @@ int main(int argc, char **argv)
 
 	/* the set-up */
 	static model m;
-	model_build(&m, c.batch, c.image, c.classes);
+	model_config mc = model_cfg(&c, rank, size);
+	model_build(&m, &mc);
 	model_plan(&m);
 	if (c.profile)
 		prof_start(&m, c.precision == BK_FP32 || c.precision == BK_TF32 ? 4 : 2,
@@ -417,7 +468,7 @@ int main(int argc, char **argv)
 		     .ld = ld,
 		     .rank = rank,
 		     .size = size,
-		     .exporting = c.export_dir && rank == 0,
+		     .exporting = c.export_dir && (rank == 0 || mc.shards > 1),
 		     .global_batch = (long)c.batch * size,
 		     /* --graph: the last warm-up step, never step 1 (it allocates) */
 		     .capture_it = c.warmup >= 2 ? c.warmup : 2};
@@ -457,7 +508,7 @@ int main(int argc, char **argv)
 			timed += step_s;
 		log_step(&t, it, gloss, step_s, gwait, &tv, computed);
 		if (t.exporting)
-			export_after(c.export_dir, &m, gloss);
+			export_after(c.export_dir, &m, gloss, rank);
 	}
 
 	/* the end */

@@ -1,108 +1,45 @@
 /*
- * bench/model.c: ResNet50 v1.5 as a table of layers (model.h), its
- * allreduce buckets, its weight-decay ranges and its initialisation
- * (rng.h); arena.c places its buffers, step.c walks it. Reads and writes
- * nothing but memory; --describe prints the table to the stream it is given.
+ * bench/model.c: a model as a table of layers (model.h): ResNet50 v1.5
+ * here, IResNet-50's backbone from iresnet.c, then the head (a softmax
+ * classifier, or the ArcFace head's shard, shard.h); its allreduce buckets,
+ * its weight-decay ranges and its initialisation (rng.h); arena.c places
+ * its buffers, step.c walks it. Reads and writes nothing but memory;
+ * --describe prints the table to the stream it is given.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "iresnet.h"
 #include "lib.h"
 #include "model.h"
 #include "rng.h"
+#include "shard.h"
+#include "table.h"
 
-/* ---- the table ---- */
+const char *const model_arch_names[] = {"resnet50", "iresnet50", NULL};
+const char *const model_head_names[] = {"softmax", "arcface", NULL};
 
-static int add_tensor(model *m, int kind, int c, int h, int w)
+model_config model_config_default(int arch, int head)
 {
-	if (m->ntensors == MODEL_MAX_TENSORS)
-		die("model: too many tensors");
-	tensor *t = &m->tensors[m->ntensors];
-	memset(t, 0, sizeof *t);
-	t->kind = kind;
-	t->n = m->batch;
-	t->c = c;
-	t->h = h;
-	t->w = w;
-	t->producer = -1;
-	t->last_use = -1;
-	return m->ntensors++;
+	model_config c = {.arch = arch,
+			  .head = head,
+			  .batch = 16,
+			  .image = arch == ARCH_IRESNET50 ? 112 : 224,
+			  .classes = 1000,
+			  .embedding = 512,
+			  .dropout = 0.4f,
+			  .margin = 0.5f,
+			  .scale = 64.0f,
+			  .shards = 1,
+			  .shard = 0,
+			  .first_sample = 0,
+			  .seed = 1};
+	return c;
 }
 
-static layer *add_layer(model *m, int kind, const char *name, int x, int x2)
-{
-	if (m->nlayers == MODEL_MAX_LAYERS)
-		die("model: too many layers");
-	layer *l = &m->layers[m->nlayers];
-	memset(l, 0, sizeof *l);
-	l->kind = kind;
-	snprintf(l->name, sizeof l->name, "%s", name);
-	l->x = x;
-	l->x2 = x2;
-	l->y = -1;
-	m->tensors[x].last_use = m->nlayers;
-	if (x2 >= 0)
-		m->tensors[x2].last_use = m->nlayers;
-	m->nlayers++;
-	return l;
-}
-
-static int finish(model *m, layer *l, int y)
-{
-	l->y = y;
-	m->tensors[y].producer = (int)(l - m->layers);
-	return y;
-}
-
-static int conv(model *m, const char *name, int x, int cout, int k, int stride, int pad)
-{
-	tensor *tx = &m->tensors[x];
-	int cin = tx->c, ho = (tx->h + 2 * pad - k) / stride + 1;
-	int wo = (tx->w + 2 * pad - k) / stride + 1;
-	layer *l = add_layer(m, L_CONV, name, x, -1);
-	l->cin = cin;
-	l->cout = cout;
-	l->k = k;
-	l->stride = stride;
-	l->pad = pad;
-	l->w = m->nparams;
-	l->nw = (size_t)cout * cin * k * k;
-	m->nparams += l->nw;
-	m->flops += 2.0 * cin * cout * k * k * (double)ho * wo;
-	return finish(m, l, add_tensor(m, BK_ACT, cout, ho, wo));
-}
-
-/* Room for a batch norm's gamma and beta, and its running statistics. */
-static void bn_reserve(model *m, int c, size_t *w, size_t *stats)
-{
-	*w = m->nparams;
-	m->nparams += 2 * (size_t)c;
-	*stats = m->nstats;
-	m->nstats += 2 * (size_t)c;
-}
-
-static int bn_at(model *m, const char *name, int kind, int x, int x2, size_t w, size_t stats)
-{
-	tensor *tx = &m->tensors[x];
-	int c = tx->c, h = tx->h, wd = tx->w;
-	layer *l = add_layer(m, kind, name, x, x2);
-	l->cin = l->cout = c;
-	l->w = w;
-	l->nw = (size_t)c;
-	l->b = w + (size_t)c;
-	l->nb = (size_t)c;
-	l->stats = stats;
-	return finish(m, l, add_tensor(m, BK_ACT, c, h, wd));
-}
-
-static int bn(model *m, const char *name, int x, int relu)
-{
-	size_t w, stats;
-	bn_reserve(m, m->tensors[x].c, &w, &stats);
-	return bn_at(m, name, relu ? L_BN_RELU : L_BN, x, -1, w, stats);
-}
+/* ---- ResNet50 v1.5 ---- */
 
 /*
  * y = relu(bn3(conv3(...)) + identity). bn3, the add and the ReLU are one
@@ -115,46 +52,42 @@ static int bottleneck(model *m, const char *prefix, int x, int planes, int strid
 	char name[64];
 	int in = m->tensors[x].c, y;
 	snprintf(name, sizeof name, "%s.conv1", prefix);
-	y = conv(m, name, x, planes, 1, 1, 0);
+	y = table_conv(m, name, x, planes, 1, 1, 0);
 	snprintf(name, sizeof name, "%s.bn1", prefix);
-	y = bn(m, name, y, 1);
+	y = table_bn(m, name, y, 1);
 	snprintf(name, sizeof name, "%s.conv2", prefix);
-	y = conv(m, name, y, planes, 3, stride, 1); /* v1.5: the stride is here */
+	y = table_conv(m, name, y, planes, 3, stride, 1); /* v1.5: the stride is here */
 	snprintf(name, sizeof name, "%s.bn2", prefix);
-	y = bn(m, name, y, 1);
+	y = table_bn(m, name, y, 1);
 	snprintf(name, sizeof name, "%s.conv3", prefix);
-	y = conv(m, name, y, planes * 4, 1, 1, 0);
+	y = table_conv(m, name, y, planes * 4, 1, 1, 0);
 	size_t w3, stats3;
-	bn_reserve(m, planes * 4, &w3, &stats3);
+	table_bn_reserve(m, planes * 4, &w3, &stats3);
 	int id = x;
 	if (stride != 1 || in != planes * 4) {
 		snprintf(name, sizeof name, "%s.downsample.0", prefix);
-		id = conv(m, name, x, planes * 4, 1, stride, 0);
+		id = table_conv(m, name, x, planes * 4, 1, stride, 0);
 		snprintf(name, sizeof name, "%s.downsample.1", prefix);
-		id = bn(m, name, id, 0);
+		id = table_bn(m, name, id, 0);
 	}
 	snprintf(name, sizeof name, "%s.bn3", prefix);
-	return bn_at(m, name, L_BN_ADD_RELU, y, id, w3, stats3);
+	return table_bn_at(m, name, L_BN_ADD_RELU, y, id, w3, stats3);
 }
 
-void model_build(model *m, int batch, int image, int classes)
+/* torchvision's resnet50 up to its pooled features [n][2048]. */
+static int resnet50_backbone(model *m, int x)
 {
-	memset(m, 0, sizeof *m);
-	m->batch = batch;
-	m->image = image;
-	m->classes = classes;
-	int x = m->input = add_tensor(m, BK_IMAGE, 3, image, image);
-	x = conv(m, "conv1", x, 64, 7, 2, 3);
-	x = bn(m, "bn1", x, 1);
+	x = table_conv(m, "conv1", x, 64, 7, 2, 3);
+	x = table_bn(m, "bn1", x, 1);
 	{
 		tensor *t = &m->tensors[x];
 		int h = (t->h + 2 - 3) / 2 + 1, w = (t->w + 2 - 3) / 2 + 1;
-		layer *l = add_layer(m, L_MAXPOOL, "maxpool", x, -1);
+		layer *l = table_layer(m, L_MAXPOOL, "maxpool", x, -1);
 		l->cin = l->cout = t->c;
 		l->k = 3;
 		l->stride = 2;
 		l->pad = 1;
-		x = finish(m, l, add_tensor(m, BK_ACT, t->c, h, w));
+		x = table_finish(m, l, table_tensor(m, BK_ACT, t->c, h, w));
 	}
 	static const int blocks[4] = {3, 4, 6, 3};
 	for (int s = 0; s < 4; s++) {
@@ -164,21 +97,38 @@ void model_build(model *m, int batch, int image, int classes)
 			x = bottleneck(m, prefix, x, 64 << s, b == 0 && s > 0 ? 2 : 1);
 		}
 	}
-	{
-		int c = m->tensors[x].c;
-		layer *l = add_layer(m, L_AVGPOOL, "avgpool", x, -1);
-		l->cin = l->cout = c;
-		x = finish(m, l, add_tensor(m, BK_MATRIX, c, 1, 1));
-		l = add_layer(m, L_FC, "fc", x, -1);
-		l->cin = c;
-		l->cout = classes;
-		l->w = m->nparams;
-		l->nw = (size_t)classes * c;
-		l->b = l->w + l->nw;
-		l->nb = (size_t)classes;
-		m->nparams += l->nw + l->nb;
-		m->flops += 2.0 * c * classes;
-		m->logits = x = finish(m, l, add_tensor(m, BK_MATRIX, classes, 1, 1));
+	int c = m->tensors[x].c;
+	layer *l = table_layer(m, L_AVGPOOL, "avgpool", x, -1);
+	l->cin = l->cout = c;
+	return table_finish(m, l, table_tensor(m, BK_MATRIX, c, 1, 1));
+}
+
+/* ---- the model ---- */
+
+void model_build(model *m, const model_config *c)
+{
+	memset(m, 0, sizeof *m);
+	m->cfg = *c;
+	m->batch = c->batch;
+	m->image = c->image;
+	m->classes = c->classes;
+	if (c->head == HEAD_ARCFACE && !shard_ok(c->classes, c->shards))
+		die_usage("--classes: %d classes cannot be split over %d ranks, %ld a rank "
+			  "(the last would have none): use more classes or --classifier whole",
+			  c->classes, c->shards, shard_size(c->classes, c->shards, 0));
+	int x = m->input = table_tensor(m, BK_IMAGE, 3, c->image, c->image);
+	x = c->arch == ARCH_IRESNET50 ? iresnet_backbone(m, x) : resnet50_backbone(m, x);
+	m->features = x;
+	const char *name = c->arch == ARCH_RESNET50 && c->head == HEAD_SOFTMAX ? "fc" : "head";
+	if (c->head == HEAD_SOFTMAX) {
+		m->logits = table_fc(m, name, x, c->classes);
+		m->nreduced = m->nwhole = m->nparams;
+	} else {
+		long cr = shard_size(c->classes, c->shards, c->shard);
+		size_t e = (size_t)m->tensors[x].c;
+		m->logits = table_arcface(m, name, x, c->batch * c->shards, (int)cr, c->classes);
+		m->nreduced = c->shards > 1 ? m->nparams - (size_t)cr * e : m->nparams;
+		m->nwhole = m->nparams - (size_t)cr * e + (size_t)c->classes * e;
 	}
 	/* After layer i's backward, layers i .. L-1 have their gradients: all
 	 * of those above the highest parameter of layers 0 .. i-1 are final. */
@@ -194,8 +144,9 @@ void model_build(model *m, int batch, int image, int classes)
 
 static const char *kind_name(int k)
 {
-	static const char *names[] = {"conv",    "bn",      "bn+relu", "bn+add+relu",
-				      "maxpool", "avgpool", "fc"};
+	static const char *names[L_KINDS] = {"conv",    "bn",      "bn+relu", "bn+add+relu",
+					     "maxpool", "avgpool", "fc",      "prelu",
+					     "bn+add",  "flatten", "dropout", "arcface"};
 	return names[k];
 }
 
@@ -207,10 +158,48 @@ static void shape(char *buf, size_t n, const tensor *t)
 		snprintf(buf, n, "%dx%dx%d", t->c, t->h, t->w);
 }
 
+/* The first line: the model and, where it is not ResNet50's softmax
+ * classifier, its head. */
+static void describe_header(const model *m, FILE *f)
+{
+	const model_config *c = &m->cfg;
+	if (c->arch == ARCH_RESNET50)
+		fprintf(f, "# resnet50 v1.5 image=%d classes=%d batch=%d", m->image, m->classes,
+			m->batch);
+	else
+		fprintf(f, "# iresnet50 image=%d classes=%d batch=%d embedding=%d dropout=%g",
+			m->image, m->classes, m->batch, c->embedding, (double)c->dropout);
+	if (c->head == HEAD_ARCFACE)
+		fprintf(f, " head=arcface margin=%g scale=%g shards=%d", (double)c->margin,
+			(double)c->scale, c->shards);
+	else if (c->arch != ARCH_RESNET50)
+		fprintf(f, " head=softmax");
+	fputc('\n', f);
+}
+
+/* The ArcFace head: this rank's shard, and the collectives of a step with
+ * their counts (NCCL's: an allgather's and a reduce-scatter's per rank) and
+ * bytes. */
+static void describe_head(const model *m, FILE *f)
+{
+	const model_config *c = &m->cfg;
+	fprintf(f, "# head shard classes first rows\n");
+	fprintf(f, "shard %d/%d %ld %ld %d\n", c->shard, c->shards,
+		shard_size(c->classes, c->shards, c->shard),
+		shard_first(c->classes, c->shards, c->shard), c->batch * c->shards);
+	if (c->shards == 1)
+		return;
+	struct shard_message msg[SHARD_MESSAGES];
+	shard_messages(c->batch, c->shards, m->tensors[m->features].c, msg);
+	fprintf(f, "# head collective what count bytes\n");
+	for (int i = 0; i < SHARD_MESSAGES; i++)
+		fprintf(f, "collective %s %s %zu %zu\n", msg[i].name, msg[i].what, msg[i].elements,
+			msg[i].elements * msg[i].elsize);
+}
+
 void model_describe(const model *m, size_t bucket_cap, int max_buckets, FILE *f)
 {
-	fprintf(f, "# resnet50 v1.5 image=%d classes=%d batch=%d\n", m->image, m->classes,
-		m->batch);
+	describe_header(m, f);
 	fprintf(f, "# layer name kind op input output params\n");
 	for (int i = 0; i < m->nlayers; i++) {
 		const layer *l = &m->layers[i];
@@ -219,6 +208,8 @@ void model_describe(const model *m, size_t bucket_cap, int max_buckets, FILE *f)
 		shape(out, sizeof out, &m->tensors[l->y]);
 		if (l->kind == L_CONV || l->kind == L_MAXPOOL)
 			snprintf(op, sizeof op, "%dx%d/%d", l->k, l->k, l->stride);
+		else if (l->kind == L_ARCFACE)
+			snprintf(op, sizeof op, "%dx%d", m->tensors[l->y].n, l->cout);
 		fprintf(f, "%d %s %s %s %s %s %zu\n", i, l->name, kind_name(l->kind), op, in, out,
 			l->nw + l->nb);
 	}
@@ -229,7 +220,11 @@ void model_describe(const model *m, size_t bucket_cap, int max_buckets, FILE *f)
 	fprintf(f, "# allreduce bucket first last elements\n");
 	for (int i = 0; i < nb; i++)
 		fprintf(f, "bucket %d %zu %zu %zu\n", i, lo[i], hi[i] - 1, hi[i] - lo[i]);
-	fprintf(f, "params=%zu\n", m->nparams);
+	if (m->cfg.head == HEAD_ARCFACE)
+		describe_head(m, f);
+	fprintf(f, "params=%zu\n", m->nwhole);
+	if (m->nwhole != m->nparams)
+		fprintf(f, "params_per_rank=%zu\n", m->nparams);
 	fprintf(f, "forward_flops_per_sample=%.0f\n", m->flops);
 	fprintf(f, "forward_gflops_per_sample=%.3f\n", m->flops * 1e-9);
 	/* A training sample for MFU: the forward, the backward to the inputs
@@ -239,7 +234,7 @@ void model_describe(const model *m, size_t bucket_cap, int max_buckets, FILE *f)
 
 int model_buckets(const model *m, size_t cap, size_t *lo, size_t *hi, int max)
 {
-	size_t top = m->nparams;
+	size_t top = m->nreduced;
 	int n = 0;
 	if (cap < 1)
 		cap = 1;
@@ -258,7 +253,7 @@ int model_buckets(const model *m, size_t cap, size_t *lo, size_t *hi, int max)
 
 int model_decays(const layer *l)
 {
-	return l->kind == L_CONV || l->kind == L_FC;
+	return l->kind == L_CONV || l->kind == L_FC || l->kind == L_ARCFACE;
 }
 
 int model_decay_ranges(const model *m, size_t *lo, size_t *hi)
@@ -281,6 +276,21 @@ int model_decay_ranges(const model *m, size_t *lo, size_t *hi)
 	return n;
 }
 
+/* The ArcFace classifier's rows [cr][e] of classes c0 .. c0 + cr - 1, each
+ * normal(0, 0.01) (insightface's PartialFC) from a stream of its class's
+ * own: the same whole classifier whatever the split. */
+static void init_classifier(float *w, long c0, long cr, size_t e, uint64_t seed)
+{
+	for (long c = 0; c < cr; c++) {
+		rng r;
+		rng_seed(&r, seed * 0x94d049bb133111ebULL +
+				     (uint64_t)(c0 + c) * 0xbf58476d1ce4e5b9ULL +
+				     0x2545f4914f6cdd1dULL);
+		for (size_t j = 0; j < e; j++)
+			w[(size_t)c * e + j] = (float)(0.01 * rng_normal(&r));
+	}
+}
+
 void model_init_params(const model *m, float *params, float *stats, uint64_t seed)
 {
 	rng r;
@@ -288,12 +298,17 @@ void model_init_params(const model *m, float *params, float *stats, uint64_t see
 	for (int i = 0; i < m->nlayers; i++) {
 		const layer *l = &m->layers[i];
 		float *w = params + l->w, *b = params + l->b;
-		if (l->kind == L_CONV) {
+		if (l->kind == L_CONV && m->cfg.arch == ARCH_IRESNET50) {
+			/* insightface's iresnet: normal_(0, 0.1) */
+			for (size_t j = 0; j < l->nw; j++)
+				w[j] = (float)(0.1 * rng_normal(&r));
+		} else if (l->kind == L_CONV) {
 			/* kaiming_normal_(mode="fan_out", nonlinearity="relu") */
 			double sd = sqrt(2.0 / ((double)l->cout * l->k * l->k));
 			for (size_t j = 0; j < l->nw; j++)
 				w[j] = (float)(sd * rng_normal(&r));
-		} else if (l->kind == L_BN || l->kind == L_BN_RELU || l->kind == L_BN_ADD_RELU) {
+		} else if (l->kind == L_BN || l->kind == L_BN_RELU || l->kind == L_BN_ADD_RELU ||
+			   l->kind == L_BN_ADD) {
 			for (size_t j = 0; j < l->nw; j++) {
 				w[j] = 1.0f;
 				b[j] = 0.0f;
@@ -307,6 +322,13 @@ void model_init_params(const model *m, float *params, float *stats, uint64_t see
 				w[j] = (float)(bound * (2.0 * rng_uniform(&r) - 1.0));
 			for (size_t j = 0; j < l->nb; j++)
 				b[j] = (float)(bound * (2.0 * rng_uniform(&r) - 1.0));
+		} else if (l->kind == L_PRELU) {
+			for (size_t j = 0; j < l->nw; j++) /* nn.PReLU's */
+				w[j] = 0.25f;
+		} else if (l->kind == L_ARCFACE) {
+			const model_config *c = &m->cfg;
+			init_classifier(w, shard_first(c->classes, c->shards, c->shard), l->cout,
+					(size_t)l->cin, seed);
 		}
 	}
 }

@@ -61,25 +61,30 @@ enum { MPI_SUCCESS = 0, MPI_MAX_ERROR_STRING = 256, MPI_COMM_TYPE_SHARED = 0 };
 #endif
 
 /* Every MPI function bench calls. */
-#define MPI_LOAD_FUNCS(X)                                                              \
-	X(int, Init, (int *, char ***))                                                \
-	X(int, Finalize, (void))                                                       \
-	X(int, Abort, (MPI_Comm, int))                                                 \
-	X(int, Error_string, (int, char *, int *))                                     \
-	X(int, Comm_set_errhandler, (MPI_Comm, MPI_Errhandler))                        \
-	X(int, Comm_rank, (MPI_Comm, int *))                                           \
-	X(int, Comm_size, (MPI_Comm, int *))                                           \
-	X(int, Comm_split_type, (MPI_Comm, int, int, MPI_Info, MPI_Comm *))            \
-	X(int, Comm_free, (MPI_Comm *))                                                \
-	X(int, Allreduce, (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm)) \
-	X(int, Iallreduce,                                                             \
-	  (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *))  \
-	X(int, Testall, (int, MPI_Request *, int *, MPI_Status *))                     \
-	X(int, Waitall, (int, MPI_Request *, MPI_Status *))                            \
-	X(int, Gather,                                                                 \
-	  (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm)) \
-	X(int, Barrier, (MPI_Comm))                                                    \
-	X(int, Bcast, (void *, int, MPI_Datatype, int, MPI_Comm))                      \
+#define MPI_LOAD_FUNCS(X)                                                                         \
+	X(int, Init, (int *, char ***))                                                           \
+	X(int, Finalize, (void))                                                                  \
+	X(int, Abort, (MPI_Comm, int))                                                            \
+	X(int, Error_string, (int, char *, int *))                                                \
+	X(int, Comm_set_errhandler, (MPI_Comm, MPI_Errhandler))                                   \
+	X(int, Comm_rank, (MPI_Comm, int *))                                                      \
+	X(int, Comm_size, (MPI_Comm, int *))                                                      \
+	X(int, Comm_split_type, (MPI_Comm, int, int, MPI_Info, MPI_Comm *))                       \
+	X(int, Comm_free, (MPI_Comm *))                                                           \
+	X(int, Allreduce, (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm))            \
+	X(int, Iallreduce,                                                                        \
+	  (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *))             \
+	X(int, Testall, (int, MPI_Request *, int *, MPI_Status *))                                \
+	X(int, Waitall, (int, MPI_Request *, MPI_Status *))                                       \
+	X(int, Gather,                                                                            \
+	  (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm))            \
+	X(int, Gatherv,                                                                           \
+	  (const void *, int, MPI_Datatype, void *, const int[], const int[], MPI_Datatype, int,  \
+	   MPI_Comm))                                                                             \
+	X(int, Allgather, (const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm)) \
+	X(int, Reduce_scatter_block, (const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm)) \
+	X(int, Barrier, (MPI_Comm))                                                               \
+	X(int, Bcast, (void *, int, MPI_Datatype, int, MPI_Comm))                                 \
 	X(int, Get_library_version, (char *, int *))
 
 /* Open MPI's objects behind the predefined handles bench names. */
@@ -134,22 +139,25 @@ MPI_LOAD_FUNCS(MPI_LOAD_CHECK)
 #define OMPI_PREDEFINED_GLOBAL(type, global) ((type)mpi_lib.global)
 #endif
 
-#define MPI_Init                (mpi_lib.Init)
-#define MPI_Finalize            (mpi_lib.Finalize)
-#define MPI_Abort               (mpi_lib.Abort)
-#define MPI_Error_string        (mpi_lib.Error_string)
-#define MPI_Comm_set_errhandler (mpi_lib.Comm_set_errhandler)
-#define MPI_Comm_rank           (mpi_lib.Comm_rank)
-#define MPI_Comm_size           (mpi_lib.Comm_size)
-#define MPI_Comm_split_type     (mpi_lib.Comm_split_type)
-#define MPI_Comm_free           (mpi_lib.Comm_free)
-#define MPI_Allreduce           (mpi_lib.Allreduce)
-#define MPI_Iallreduce          (mpi_lib.Iallreduce)
-#define MPI_Testall             (mpi_lib.Testall)
-#define MPI_Waitall             (mpi_lib.Waitall)
-#define MPI_Gather              (mpi_lib.Gather)
-#define MPI_Barrier             (mpi_lib.Barrier)
-#define MPI_Bcast               (mpi_lib.Bcast)
-#define MPI_Get_library_version (mpi_lib.Get_library_version)
+#define MPI_Init                 (mpi_lib.Init)
+#define MPI_Finalize             (mpi_lib.Finalize)
+#define MPI_Abort                (mpi_lib.Abort)
+#define MPI_Error_string         (mpi_lib.Error_string)
+#define MPI_Comm_set_errhandler  (mpi_lib.Comm_set_errhandler)
+#define MPI_Comm_rank            (mpi_lib.Comm_rank)
+#define MPI_Comm_size            (mpi_lib.Comm_size)
+#define MPI_Comm_split_type      (mpi_lib.Comm_split_type)
+#define MPI_Comm_free            (mpi_lib.Comm_free)
+#define MPI_Allreduce            (mpi_lib.Allreduce)
+#define MPI_Iallreduce           (mpi_lib.Iallreduce)
+#define MPI_Testall              (mpi_lib.Testall)
+#define MPI_Waitall              (mpi_lib.Waitall)
+#define MPI_Gather               (mpi_lib.Gather)
+#define MPI_Gatherv              (mpi_lib.Gatherv)
+#define MPI_Allgather            (mpi_lib.Allgather)
+#define MPI_Reduce_scatter_block (mpi_lib.Reduce_scatter_block)
+#define MPI_Barrier              (mpi_lib.Barrier)
+#define MPI_Bcast                (mpi_lib.Bcast)
+#define MPI_Get_library_version  (mpi_lib.Get_library_version)
 
 #endif

@@ -29,6 +29,10 @@ enum prof_kind {
 	PK_DX_ADD,    /* a data gradient added to one written before */
 	PK_ALLREDUCE, /* waiting for the gradient sums */
 	PK_OTHER,     /* the host between ops: the step's start, syncs */
+	PK_ACT_FWD,   /* PReLU, dropout */
+	PK_ACT_BWD,
+	PK_HEAD,      /* the ArcFace head's normalisations of the embeddings */
+	PK_HEAD_COMM, /* the split head's collectives */
 	PK_COUNT
 };
 

@@ -3,15 +3,18 @@
  * (model.h) through the backend's ops (backend.h): forward to the loss,
  * backward to the parameter gradients, handing each on as it becomes final
  * (the allreduce buckets start on it). Each op is marked for --profile
- * (profile.h). Reads and writes nothing but memory.
+ * (profile.h); the ArcFace head's walks are head.c's. Reads and writes
+ * nothing but memory.
  */
 #include <stddef.h>
 
+#include "head.h"
 #include "model.h"
 #include "profile.h"
 
 void model_forward(model *m, float label_smoothing, float scale)
 {
+	m->step++;
 	for (int i = 0; i < m->nlayers; i++) {
 		layer *l = &m->layers[i];
 		switch (l->kind) {
@@ -22,8 +25,24 @@ void model_forward(model *m, float label_smoothing, float scale)
 		case L_BN:
 		case L_BN_RELU:
 		case L_BN_ADD_RELU:
+		case L_BN_ADD:
 			prof_at(i, PK_BN_FWD);
 			bk_bn_forward(l->op);
+			break;
+		case L_PRELU:
+			prof_at(i, PK_ACT_FWD);
+			bk_prelu_forward(l->op);
+			break;
+		case L_FLATTEN:
+			prof_at(i, PK_REORDER);
+			bk_flatten_forward(l->op);
+			break;
+		case L_DROPOUT:
+			prof_at(i, PK_ACT_FWD);
+			bk_dropout_forward(l->op, m->step);
+			break;
+		case L_ARCFACE:
+			head_forward(m, i, scale);
 			break;
 		case L_MAXPOOL:
 			prof_at(i, PK_POOL_FWD);
@@ -39,6 +58,8 @@ void model_forward(model *m, float label_smoothing, float scale)
 			break;
 		}
 	}
+	if (m->head)
+		return; /* the head's loss is done */
 	prof_at(PROF_NONE, PK_LOSS);
 	tensor *z = &m->tensors[m->logits];
 	bk_softmax_ce(z->t, m->labels, label_smoothing, scale, z->d);
@@ -61,8 +82,24 @@ void model_backward(model *m, void (*ready)(void *ctx, size_t off), void *ctx)
 		case L_BN:
 		case L_BN_RELU:
 		case L_BN_ADD_RELU:
+		case L_BN_ADD:
 			prof_at(i, PK_BN_BWD);
 			bk_bn_backward(l->op);
+			break;
+		case L_PRELU:
+			prof_at(i, PK_ACT_BWD);
+			bk_prelu_backward(l->op);
+			break;
+		case L_FLATTEN:
+			prof_at(i, PK_REORDER);
+			bk_flatten_backward(l->op);
+			break;
+		case L_DROPOUT:
+			prof_at(i, PK_ACT_BWD);
+			bk_dropout_backward(l->op);
+			break;
+		case L_ARCFACE:
+			head_backward(m, i);
 			break;
 		case L_MAXPOOL:
 			prof_at(i, PK_POOL_BWD);

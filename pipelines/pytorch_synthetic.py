@@ -1,6 +1,12 @@
 #!/usr/bin/python3
 """pytorch_synthetic.py — train torchvision's resnet50 on synthetic data, log like bench.
 
+--model iresnet50 [--head arcface] trains bench's IResNet-50 with its softmax
+or ArcFace head instead (pipelines/torch_iresnet.py, the net bench is checked
+against: 112 px by default, margin 0.5, scale 64, embedding 512); several
+processes: data parallel, the ArcFace classifier whole on every rank (PLSC's
+arcface loss; bench's --classifier whole).
+
 Reads nothing; writes bench's log (doc/formats.md, "bench") on
 stdout, rank 0 only:
 
@@ -98,8 +104,15 @@ def parse_args():
     p.add_argument("--compile", metavar="MODE", default=None,
                    choices=("default", "reduce-overhead", "max-autotune"),
                    help="GPU: torch.compile in this mode")
-    p.add_argument("--image", type=positive_int(32, 1024), default=224, help="pixels per side")
-    p.add_argument("--classes", type=positive_int(2, 100000), default=1000)
+    p.add_argument("--image", type=positive_int(32, 1024), default=None,
+                   help="pixels per side (224; iresnet50: 112)")
+    p.add_argument("--classes", type=positive_int(2, 1000000), default=1000)
+    p.add_argument("--model", choices=("resnet50", "iresnet50"), default="resnet50")
+    p.add_argument("--head", choices=("softmax", "arcface"), default="softmax",
+                   help="iresnet50's head")
+    p.add_argument("--embedding", type=positive_int(2, 65536), default=512)
+    p.add_argument("--margin", type=nonneg_float, default=0.5)
+    p.add_argument("--scale", type=nonneg_float, default=64.0)
     p.add_argument("--iters", type=positive_int(1, 10**7), default=120)
     p.add_argument("--threads", type=positive_int(1, 4096), default=None,
                    help="intra-op threads (default: cores / local processes)")
@@ -114,6 +127,10 @@ def parse_args():
     p.add_argument("--momentum", type=nonneg_float, default=0.9)
     p.add_argument("--weight-decay", type=nonneg_float, default=1e-4)
     a = p.parse_args()  # exits 2 on a usage error
+    if a.head != "softmax" and a.model != "iresnet50":
+        p.error("argument --head: arcface only with --model iresnet50")
+    if a.image is None:
+        a.image = 112 if a.model == "iresnet50" else 224
     a.device = pick_device(a.device)
     if a.device == "cpu" and a.precision == "tf32":
         p.error("argument --precision: tf32 is a GPU mode (--device cuda)")
@@ -221,11 +238,18 @@ def train_flop(torch, model, image):
                if isinstance(mod, torch.nn.Conv2d) else mod.in_features)
         macs.append(out.numel() * per)
 
+    # Linear layers and IResNet's ArcFace head (its in_features: the
+    # embedding each class's cosine is a product over)
     hooks = [m.register_forward_hook(count) for m in model.modules()
-             if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear))]
+             if isinstance(m, torch.nn.Conv2d) or hasattr(m, "in_features")]
     model.eval()
+    dev = next(model.parameters()).device
+    x = torch.zeros(1, 3, image, image, device=dev)
     with torch.no_grad():
-        model(torch.zeros(1, 3, image, image, device=next(model.parameters()).device))
+        if getattr(model, "needs_labels", False):
+            model(x, torch.zeros(1, dtype=torch.long, device=dev))
+        else:
+            model(x)
     model.train()
     for h in hooks:
         h.remove()
@@ -258,9 +282,10 @@ def main():
 
     torch.manual_seed(args.seed + rank)
     fmt = torch.channels_last if args.layout == "channels_last" else torch.contiguous_format
-    model = torchvision.models.resnet50(num_classes=args.classes).to(memory_format=fmt)
+    model = new_model(args, torch, torchvision).to(memory_format=fmt)
     flop = train_flop(torch, model, args.image) if rank == 0 else 0
     model.train()
+    labelled = getattr(model, "needs_labels", False)
     x = torch.randn(args.batch, 3, args.image, args.image).to(memory_format=fmt)
     y = torch.randint(0, args.classes, (args.batch,))
 
@@ -276,7 +301,8 @@ def main():
 
     amp = args.precision in ("amp", "bf16")
     if rank == 0:
-        print(f"# bench model=resnet50 backend=pytorch-cpu nodes={world // lsize} "
+        print(f"# bench model={args.model}{head_words(args)} backend=pytorch-cpu "
+              f"nodes={world // lsize} "
               f"gpus_per_node={lsize} batch_per_device={args.batch} "
               f"precision={args.precision} image={args.image} data=synthetic", flush=True)
         settings = (("allocator", mapped_allocator()),
@@ -296,7 +322,7 @@ def main():
     for it in range(1, args.iters + 1):
         opt.zero_grad(set_to_none=True)
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=amp):
-            out = model(x)
+            out = model(x, y) if labelled else model(x)
             loss = F.cross_entropy(out, y)
         loss.backward()
         opt.step()
@@ -319,6 +345,28 @@ def main():
         sys.stdout.flush()
     except OSError as ex:
         die(f"stdout: {ex.strerror}")
+
+
+def new_model(args, torch, torchvision):
+    """The net --model names: torchvision's resnet50, or bench's IResNet-50
+    (pipelines/torch_iresnet.py) with its head; IResNet's forward also takes
+    the labels (the model's needs_labels) for the ArcFace margin."""
+    if args.model != "iresnet50":
+        return torchvision.models.resnet50(num_classes=args.classes)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import torch_iresnet
+    return torch_iresnet.build(torch, args.image, args.classes, args.embedding, args.head,
+                               args.margin, args.scale, 0.4)
+
+
+def head_words(args):
+    """The header's words for IResNet's head, as bench writes them."""
+    if args.model == "resnet50":
+        return ""
+    head = f" head={args.head} classes={args.classes} embedding={args.embedding}"
+    if args.head == "arcface":
+        head += f" margin={args.margin:g} scale={args.scale:g} classifier=whole"
+    return head
 
 
 def meta(v):
@@ -345,9 +393,10 @@ def train_cuda(args, torch, dist, F, torchvision, rank, world, lrank, lsize):
 
     torch.manual_seed(args.seed + rank)
     fmt = torch.channels_last if args.layout == "channels_last" else torch.contiguous_format
-    model = torchvision.models.resnet50(num_classes=args.classes).to(dev, memory_format=fmt)
+    model = new_model(args, torch, torchvision).to(dev, memory_format=fmt)
     flop = train_flop(torch, model, args.image) if rank == 0 else 0
     model.train()
+    labelled = getattr(model, "needs_labels", False)
     x = torch.randn(args.batch, 3, args.image, args.image, device=dev).to(memory_format=fmt)
     y = torch.randint(0, args.classes, (args.batch,), device=dev)
 
@@ -372,7 +421,8 @@ def train_cuda(args, torch, dist, F, torchvision, rank, world, lrank, lsize):
         scaler = torch.cuda.amp.GradScaler(enabled=args.precision == "amp")
 
     if rank == 0:
-        print(f"# bench model=resnet50 backend=pytorch-cuda nodes={world // lsize} "
+        print(f"# bench model={args.model}{head_words(args)} backend=pytorch-cuda "
+              f"nodes={world // lsize} "
               f"gpus_per_node={lsize} batch_per_device={args.batch} "
               f"precision={args.precision} image={args.image} data=synthetic", flush=True)
         settings = (("layout", args.layout),
@@ -395,7 +445,7 @@ def train_cuda(args, torch, dist, F, torchvision, rank, world, lrank, lsize):
     for it in range(1, args.iters + 1):
         opt.zero_grad(set_to_none=True)
         with torch.autocast("cuda", dtype=half or torch.float16, enabled=half is not None):
-            loss = F.cross_entropy(fwd(x), y)
+            loss = F.cross_entropy(fwd(x, y) if labelled else fwd(x), y)
         scaler.scale(loss).backward()
         scaler.step(opt)
         scaler.update()

@@ -108,6 +108,9 @@ cuDNN: not found, GPU backend skipped" ]
 	grep -q cublasSgemm <<<"$output"
 	grep -q ncclAllReduce <<<"$output"
 	grep -q cudnnBatchNormalizationForwardTrainingEx <<<"$output"
+	# the split ArcFace head's collectives
+	grep -q ncclAllGather <<<"$output"
+	grep -q ncclReduceScatter <<<"$output"
 	# the fat binary holds SASS and PTX of exactly the architecture asked for
 	objcopy -O binary --only-section=.nv_fatbin "$o/obj/bench/cuda/kernels.o" "$o/fatbin"
 	[ "$(fatbin_entries "$o/fatbin" | sort)" = "ELF sm_80

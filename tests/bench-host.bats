@@ -21,6 +21,16 @@ load helper
 	done
 }
 
+@test "the memory plan of iresnet50 with the ArcFace head: no hazard, batch norms adding their dx" {
+	# the blocks' bn1 add their data gradient to the shortcut's, the
+	# head writes the logits' gradient in forward; 155 gradients final
+	# from here a step (the head's shard is one of them)
+	for cfg in "1 32 4" "2 64 2" "4 112 4"; do
+		run -0 test-arena-check -a $cfg
+		[[ "$output" =~ ^iresnet50\ arcface\ batch\ [0-9]+\ image\ [0-9]+\ bytes\ [24]:\ arena\ [1-9][0-9]*\ bytes,\ [1-9][0-9]*\ reads\ checked,\ 465\ ready\ offsets\ checked,\ 0\ hazards$ ]]
+	done
+}
+
 @test "the arena check catches a read of memory the plan gave away: the stem's bn1 output" {
 	# -y: every BN+ReLU reads y in backward, also the stem's, which the plan
 	# does not keep (max pooling reads it, then others get its bytes)
@@ -168,6 +178,41 @@ pool in=8 k=3 s=2 pad=1 out=4: windows ok" ]
 	# fewer classes than lanes: idle lanes merge nothing
 	run -0 test-gpu-host softmax 8 10 1
 	[ "$output" = "softmax 8 rows of 10, logits in +-1: loss rel err < 1e-5, dz err < 1e-6: ok" ]
+}
+
+@test "the split classifier's shards: ceil(C/R) a rank, the last the rest, each class on one rank" {
+	run -0 test-gpu-host shard 85742 8
+	[ "${lines[0]}" = "rank 0: first 0 size 10718" ]
+	[ "${lines[7]}" = "rank 7: first 75026 size 10716" ]
+	[ "${lines[8]}" = "85742 classes over 8 ranks: each on one rank, one column" ]
+	run -0 test-gpu-host shard 85742 32
+	[ "${lines[31]}" = "rank 31: first 83080 size 2662" ]
+	[ "${lines[32]}" = "85742 classes over 32 ranks: each on one rank, one column" ]
+	run -0 test-gpu-host shard 10 4
+	[ "$output" = "rank 0: first 0 size 3
+rank 1: first 3 size 3
+rank 2: first 6 size 3
+rank 3: first 9 size 1
+10 classes over 4 ranks: each on one rank, one column" ]
+	# PLSC's rule leaves the last rank nothing here: refused
+	run -1 test-gpu-host shard 5 4
+	[ "$output" = "5 classes over 4 ranks: 2 a rank, the last would hold -1" ]
+	run -0 test-gpu-host shard 7 1
+	[ "${lines[0]}" = "rank 0: first 0 size 7" ]
+}
+
+@test "the margin, both backends' code: cos(theta + m) and its slope, insightface's fallback past pi - m" {
+	for m in 0.5 0.2 1.2; do
+		run -0 test-gpu-host margin "$m"
+		[ "$output" = "margin $m: phi err < 1e-6, slope err < 1e-2: ok" ]
+	done
+}
+
+@test "the dropout mask keeps 1 - p, drawn anew each step" {
+	run -0 test-gpu-host dropout 0.4 4096
+	[ "$output" = "dropout 0.4 over 2097152: kept 0.600, steps 1 and 2 agree on 0.520" ]
+	run -0 test-gpu-host dropout 0 4
+	[ "$output" = "dropout 0 over 2048: kept 1.000, steps 1 and 2 agree on 1.000" ]
 }
 
 @test "the local rank before MPI_Init: Open MPI, MPICH, srun's own tasks, not mpirun inside Slurm" {

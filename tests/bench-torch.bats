@@ -128,6 +128,36 @@ export_step() {
 	run -1 --separate-stderr "$PY" "$REF" "${HYPER[@]}" "$BATS_TEST_TMPDIR/e"
 }
 
+@test "bench's iresnet50 step with the ArcFace head matches PyTorch float64 at 32 px, batch 8" {
+	need_torch
+	IR=(--model iresnet50 --head arcface)
+	export_step "$BATS_TEST_TMPDIR/e" "${IR[@]}" --image 32 --batch 8 --classes 10
+	run -0 --separate-stderr "$PY" "$REF" "${HYPER[@]}" "${IR[@]}" "$BATS_TEST_TMPDIR/e"
+	echo "$output"
+	[ "${lines[0]##*, }" = "0 mismatches" ]
+	[ "$stderr" = "" ]
+	# the residual stream's BN biases: zero in exact arithmetic, checked by their norm
+	[[ "${lines[4]}" == "  null    29 gradients zero in exact arithmetic; "* ]]
+	# The check sees the margin and the dropout mask: another margin fails,
+	# and so does another sample's mask.
+	run -1 --separate-stderr "$PY" "$REF" "${HYPER[@]}" "${IR[@]}" --margin 0.45 \
+		"$BATS_TEST_TMPDIR/e"
+	[[ "$stderr" == *"torch_reference: logits (max-relative): error "* ]]
+	mv "$BATS_TEST_TMPDIR/e/dropout.u8" "$BATS_TEST_TMPDIR/mask"
+	tail -c 1024 "$BATS_TEST_TMPDIR/mask" >"$BATS_TEST_TMPDIR/e/dropout.u8"
+	head -c $((8 * 2048 - 1024)) "$BATS_TEST_TMPDIR/mask" >>"$BATS_TEST_TMPDIR/e/dropout.u8"
+	run -1 --separate-stderr "$PY" "$REF" "${HYPER[@]}" "${IR[@]}" "$BATS_TEST_TMPDIR/e"
+}
+
+@test "bench's iresnet50 step with the softmax head matches PyTorch float64 at 32 px, batch 8" {
+	need_torch
+	export_step "$BATS_TEST_TMPDIR/e" --model iresnet50 --image 32 --batch 8 --classes 10
+	run -0 --separate-stderr "$PY" "$REF" "${HYPER[@]}" --model iresnet50 "$BATS_TEST_TMPDIR/e"
+	echo "$output"
+	[ "${lines[0]##*, }" = "0 mismatches" ]
+	[ "$stderr" = "" ]
+}
+
 @test "bench's bf16 (amp) step matches torchvision resnet50 within bf16 tolerances" {
 	need_torch
 	need_bf16

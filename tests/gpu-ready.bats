@@ -295,13 +295,17 @@ first_run() {
 	G=$BATS_TEST_TMPDIR/gpu
 	fake_gpu "$G" "$ROOT/bin"
 	skips=$(printf '%s ' bench-{amp,tf32,bf16,fp32,graph,profile} torch-{amp,tf32,bf16,fp32,compile})
-	run -0 first_run FIRST_RUN_SKIP="$skips" CHECK_GPU_CPU_BENCH="$ROOT/bin/bench"
+	# check at most 600 s: here every "GPU" export and reference runs on 2 cores
+	run -0 first_run FIRST_RUN_SKIP="$skips" CHECK_GPU_CPU_BENCH="$ROOT/bin/bench" \
+		FIRST_RUN_LIMITS=check=600:40 FIRST_RUN_BUDGET=900
 	grep -q "^bench-cuda --export $G/out/gpu-first-run/check/amp --precision amp --loss-scale 128 --batch 8 --image 64 " "$G/calls"
 	v=$(sed -n '/^=== gpu-first-run summary/,$p' <<<"$output" | grep '^check-gpu ')
 	[ "$v" = "check-gpu fp32 against bench's CPU backend: ok
 check-gpu amp against bench's CPU backend: ok
+check-gpu arcface against bench's CPU backend: ok
 check-gpu fp32 against PyTorch float64: ok
-check-gpu amp against PyTorch float64: ok" ]
+check-gpu amp against PyTorch float64: ok
+check-gpu arcface against PyTorch float64: ok" ]
 	grep -qx 'check          ok, [0-9]*s' <<<"$output"
 }
 
@@ -312,13 +316,15 @@ check-gpu amp against PyTorch float64: ok" ]
 	sed -i 's/\[ -z "\$scale" \]/[ -z "$scale" ] || [ -n "${FAKE_NO_SCALE:-}" ]/' "$G/bin/bench-cuda"
 	FAKE_NO_SCALE=1 CHECK_GPU_CPU_BENCH=$ROOT/bin/bench PYTHON=false run -1 \
 		tests/drivers/check-gpu.sh "$G/bin" "$BATS_TEST_TMPDIR/check"
-	[ "${lines[-4]}" = "check-gpu fp32 against bench's CPU backend: ok" ]
-	[ "${lines[-3]}" = "check-gpu amp against bench's CPU backend: FAIL" ]
-	[ "${lines[-2]}" = "check-gpu fp32 against PyTorch float64: skipped (false cannot import torch, torchvision, numpy)" ]
-	[ "${lines[-1]}" = "check-gpu amp against PyTorch float64: skipped (false cannot import torch, torchvision, numpy)" ]
+	[ "${lines[-6]}" = "check-gpu fp32 against bench's CPU backend: ok" ]
+	[ "${lines[-5]}" = "check-gpu amp against bench's CPU backend: FAIL" ]
+	[ "${lines[-4]}" = "check-gpu arcface against bench's CPU backend: ok" ]
+	[ "${lines[-3]}" = "check-gpu fp32 against PyTorch float64: skipped (false cannot import torch, torchvision, numpy)" ]
+	[ "${lines[-2]}" = "check-gpu amp against PyTorch float64: skipped (false cannot import torch, torchvision, numpy)" ]
+	[ "${lines[-1]}" = "check-gpu arcface against PyTorch float64: skipped (false cannot import torch, torchvision, numpy)" ]
 	CHECK_GPU_CPU_BENCH=$BATS_TEST_TMPDIR/none PYTHON=false run -0 \
 		tests/drivers/check-gpu.sh "$G/bin" "$BATS_TEST_TMPDIR/check"
-	[ "${lines[-4]}" = "check-gpu fp32 against bench's CPU backend: skipped (no CPU bench: $BATS_TEST_TMPDIR/none not built (oneDNN not found); CHECK_GPU_CPU_BENCH=PROGRAM)" ]
+	[ "${lines[-6]}" = "check-gpu fp32 against bench's CPU backend: skipped (no CPU bench: $BATS_TEST_TMPDIR/none not built (oneDNN not found); CHECK_GPU_CPU_BENCH=PROGRAM)" ]
 }
 
 @test "gpu-first-run time-boxes each part and skips what no longer fits, saying so" {

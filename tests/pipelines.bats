@@ -330,6 +330,26 @@ bench_of() {
 	fi
 }
 
+@test "bench-arcface: iresnet50 with the ArcFace head over PLSC's 85742 classes, DLPerf's PLSC figures published" {
+	same "$(plan bench-arcface 1n8g_b128_fp32 CUDA_DEVICE=)" "$(j '$ROOT/bin/bench' \
+		--model iresnet50 --head arcface --classes 85742 --batch {batch} \
+		--precision {precision} --iters 120)"
+	same "$(plan bench-arcface 1n1g_b64_fp32 CUDA_DEVICE= BENCH_ARCFACE_ARGS='--classifier whole')" \
+		"$(j '$ROOT/bin/bench' --model iresnet50 --head arcface --classes 85742 --batch {batch} \
+			--precision {precision} --iters 120 --classifier whole)"
+	# the table's published column: DLPerf's PLSC table under this framework's name
+	run -0 mk FRAMEWORK=bench-arcface "$BATS_TEST_TMPDIR/results/1n2g_b128_fp32.md"
+	[[ "$output" == *"/table -p build/published-bench-arcface.tsv "* ]]
+	run -0 make -s --no-print-directory -C "$ROOT" CUDA=0 FRAMEWORK=bench-arcface \
+		OBJ="$BATS_TEST_TMPDIR/obj" "$BATS_TEST_TMPDIR/obj/published-bench-arcface.tsv"
+	run -0 grep -v '^#' "$BATS_TEST_TMPDIR/obj/published-bench-arcface.tsv"
+	[ "${lines[0]}" = "$(printf 'bench-arcface\t1n1g_b128_fp32\t397.78\t1')" ]
+	[ "${lines[4]}" = "$(printf 'bench-arcface\t4n8g_b128_fp32\t11084.53\t27.87')" ]
+	printf 'bench-arcface\t1n1g_b128_fp32\t%s\t400.0\n' 1 2 3 | median | speedup |
+		table -p "$BATS_TEST_TMPDIR/obj/published-bench-arcface.tsv" >"$BATS_TEST_TMPDIR/t.md"
+	[[ "$(sed -n 5p "$BATS_TEST_TMPDIR/t.md")" == "| 1 | 1 | 128 | 400.00 |"*" | 397.78 |" ]]
+}
+
 # ---- pytorch-synthetic on a GPU -----------------------------------------------------
 
 @test "pytorch-synthetic: on the GPU where there is one, with the python3 that has torch" {

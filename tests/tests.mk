@@ -21,7 +21,7 @@ BATS := bats
 TEST_NAMES := $(patsubst tests/%.bats,%,$(sort $(wildcard tests/*.bats)))
 
 # The suites that keep every core busy, the longest first.
-TEST_CPU := bench-torch bench bench-cuda gpu-ready data-units multinode profile data
+TEST_CPU := bench-torch bench arcface bench-cuda gpu-ready data-units multinode profile data
 TEST_LOCK = $(OBJ)/.test-cpu.lock
 # test_cmd NAME: a suite's bats, said as it could be typed; it runs under
 # the lock when the suite is one of TEST_CPU. The makes a suite runs

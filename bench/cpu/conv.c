@@ -60,7 +60,7 @@ void bk_op_destroy(bk_op *op)
 		return;
 	prim *ps[] = {&op->fwd,  &op->bwd,   &op->bwdw, &op->r_wf,  &op->r_wb,
 		      &op->r_dw, &op->r_img, &op->r_wx, &op->r_wdy, &op->add,
-		      &op->mask, &op->r_out, &op->r_in};
+		      &op->mask, &op->r_out, &op->r_in, &op->dxadd};
 	for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
 		prim_free(ps[i]);
 	buf *bs[] = {&op->img, &op->wx, &op->wdy,    &op->mean,
@@ -71,9 +71,12 @@ void bk_op_destroy(bk_op *op)
 			       &op->m_dwb, &op->m_gamma, &op->m_beta, &op->m_dgamma, &op->m_dbeta};
 	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
 		mem_free(ms[i]);
+	for (int i = 0; i < 4; i++)
+		mem_free(&op->view[i]);
 	free(op->seg_lo);
 	free(op->seg_hi);
 	free(op->fc_t);
+	free(op->aux);
 	for (int i = 0; i < nnative; i++)
 		if (native_ops[i] == op)
 			native_ops[i] = native_ops[--nnative];

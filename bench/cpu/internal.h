@@ -3,7 +3,8 @@
  * state (cpu), tensors, the op record, and each file's functions for the
  * others. The files call each other in one direction only, each just the
  * ones listed before it: memory.c, prim.c, tensor.c, conv_algo.c, conv.c,
- * layers.c, backend.c (host.c and comm_mpi.c call none of them).
+ * layers.c, act.c, arcface.c, backend.c (host.c and comm_mpi.c call none
+ * of them).
  */
 #ifndef BENCH_CPU_INTERNAL_H
 #define BENCH_CPU_INTERNAL_H
@@ -39,6 +40,7 @@ struct cpu_backend {
 	size_t acc_tmp_size;
 	void *wtmp, *dwtmp; /* a convolution's weights / weight gradient in its layout */
 	size_t wtmp_size, dwtmp_size;
+	float loss; /* the last step's mean loss over this rank's rows (bk_loss) */
 };
 extern struct cpu_backend cpu;
 
@@ -64,7 +66,18 @@ typedef struct buf {
 	dnnl_memory_desc_t md;
 } buf;
 
-enum { OP_CONV, OP_BN, OP_MAXPOOL, OP_AVGPOOL, OP_FC, OP_SGD };
+enum {
+	OP_CONV,
+	OP_BN,
+	OP_MAXPOOL,
+	OP_AVGPOOL,
+	OP_FC,
+	OP_SGD,
+	OP_PRELU,
+	OP_FLATTEN,
+	OP_DROPOUT,
+	OP_ARCFACE
+};
 
 struct bk_op {
 	int kind;
@@ -78,7 +91,11 @@ struct bk_op {
 	dnnl_memory_desc_t wmd, wplain;
 	buf img, wx, wdy;
 	prim r_wf, r_wb, r_dw, r_img, r_wx, r_wdy;
-	prim add, mask; /* conv: dx += tmp; bn: y = relu(y + z), and its backward mask */
+	prim add, mask; /* conv: dx += tmp; bn: y = [relu](y + z), and its backward mask
+			   (without the ReLU: a copy of dy into dz) */
+	prim dxadd;     /* bn accumulating: dx += tmp */
+	/* bn over a matrix: x, y, dx, dy as n x c x 1 x 1 channels-last */
+	dnnl_memory_t view[4];
 	dnnl_memory_t m_w, m_dw, m_tmp, m_wf, m_wb, m_dwb;
 	int accumulate;
 	/* bn: batch mean, variance, relu workspace */
@@ -94,6 +111,17 @@ struct bk_op {
 	const float *w, *bias;
 	float *dw, *db;
 	float *fc_t; /* fc: the logits transposed, [out][n] */
+	/* dropout: drop probability, the mask's seed, first sample and step */
+	float drop_p;
+	uint64_t drop_seed;
+	long drop_first, drop_step;
+	/* arcface (arcface.c): the shape and buffers of bk_arcface_plan; aux
+	 * holds the embeddings' inverse norms [batch], the weights' [cr] and
+	 * the margin's slope at each row's target [rows] */
+	bk_arcface_shape af;
+	float *af_xall, *af_dxall, *af_stats, *aux;
+	const float *af_dxn;
+	const int32_t *af_labels;
 	/* sgd: the flat buffers and the weight-decay ranges */
 	float *sgd_w, *sgd_buf;
 	const float *sgd_g;

@@ -35,19 +35,31 @@ static void add_relu_make(bk_op *op, bk_tensor *y, bk_tensor *z, bk_tensor *dy, 
 	DNNL_CHECK(dnnl_primitive_desc_destroy(hpd));
 }
 
+/* BN+add (no ReLU): y += z in place (op->add), and backward's dz = dy, a
+ * copy (op->mask). */
+static void add_make_plain(bk_op *op, bk_tensor *y, bk_tensor *z, bk_tensor *dy, bk_tensor *dz)
+{
+	add_make(&op->add, y->mem, z->mem, &y->md, 0, "add fwd");
+	reorder_make(&op->mask, dy->mem, &dy->md, dz->mem, &dz->md);
+}
+
 /*
  * Batch norm. BN+ReLU: oneDNN's fused ReLU (its workspace holds the mask).
  * BN+add+ReLU: oneDNN 2.6 fuses no add into batch norm, so BN writes y, a
  * binary add with a ReLU post-op makes y = relu(y + z) in place, and
- * backward masks dy from y into dz, which BN's backward then reads.
+ * backward masks dy from y into dz, which BN's backward then reads; BN+add
+ * alike without the ReLU, dz a copy of dy. Accumulating: no sum on
+ * backward's diff_src either, so BN writes it to the shared temporary and a
+ * binary add makes dx += it (as a convolution's backward data).
  */
 bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_tensor *dz,
-		  bk_tensor *dy, int relu, int y_kept, const float *gamma, const float *beta,
-		  float *dgamma, float *dbeta, float *running_mean, float *running_var, float eps,
-		  float momentum)
+		  bk_tensor *dy, int relu, int y_kept, int accumulate, const float *gamma,
+		  const float *beta, float *dgamma, float *dbeta, float *running_mean,
+		  float *running_var, float eps, float momentum)
 {
-	if (z && (!relu || !dz || !y_kept)) {
-		die("%s:%d: bn plan: an add needs the ReLU, dz and y kept", __FILE__, __LINE__);
+	if (z && (!dz || (relu && !y_kept))) {
+		die("%s:%d: bn plan: an add needs dz, and with the ReLU y kept", __FILE__,
+		    __LINE__);
 	}
 	bk_op *op = op_new(OP_BN);
 	op->x = x;
@@ -60,9 +72,24 @@ bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_te
 	op->count = (double)x->n * x->h * x->w;
 	int fuse = relu && !z;
 	unsigned flags = dnnl_use_scale | dnnl_use_shift | (fuse ? dnnl_fuse_norm_relu : 0);
+	/* A matrix [n][c] is n x c x 1 x 1 channels-last, the same bytes: oneDNN
+	 * runs its 2D batch norm on a generic kernel many times slower. */
+	const dnnl_memory_desc_t *xmd = &x->md, *dymd = &dy->md;
+	dnnl_memory_t xm = x->mem, ym = y->mem, dxm = dx->mem, dym = dy->mem;
+	dnnl_memory_desc_t vmd;
+	if (x->kind == BK_MATRIX) {
+		if (z || relu)
+			die("%s:%d: bn plan: a matrix's batch norm is plain", __FILE__, __LINE__);
+		vmd = md4(x->n, x->c, 1, 1, dnnl_f32, dnnl_nhwc);
+		xmd = dymd = &vmd;
+		const bk_tensor *t[4] = {x, y, dx, dy};
+		for (int i = 0; i < 4; i++)
+			op->view[i] = mem_over(&vmd, t[i]->data);
+		xm = op->view[0], ym = op->view[1], dxm = op->view[2], dym = op->view[3];
+	}
 	dnnl_batch_normalization_desc_t bd;
-	DNNL_CHECK(dnnl_batch_normalization_forward_desc_init(&bd, dnnl_forward_training, &x->md,
-							      eps, flags));
+	DNNL_CHECK(dnnl_batch_normalization_forward_desc_init(&bd, dnnl_forward_training, xmd, eps,
+							      flags));
 	dnnl_primitive_desc_t fpd = pd_create(&bd, NULL, NULL, fuse ? "bn+relu fwd" : "bn fwd");
 	buf_make(&op->mean,
 		 dnnl_primitive_desc_query_md(fpd, dnnl_query_exec_arg_md, DNNL_ARG_MEAN));
@@ -77,28 +104,37 @@ bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_te
 	op->m_dgamma = mem_over(smd, dgamma);
 	op->m_dbeta = mem_over(smd, dbeta);
 	prim_make(&op->fwd, fpd);
-	prim_arg(&op->fwd, DNNL_ARG_SRC, x->mem);
-	prim_arg(&op->fwd, DNNL_ARG_DST, y->mem);
+	prim_arg(&op->fwd, DNNL_ARG_SRC, xm);
+	prim_arg(&op->fwd, DNNL_ARG_DST, ym);
 	prim_arg(&op->fwd, DNNL_ARG_SCALE, op->m_gamma);
 	prim_arg(&op->fwd, DNNL_ARG_SHIFT, op->m_beta);
 	prim_arg(&op->fwd, DNNL_ARG_MEAN, op->mean.m);
 	prim_arg(&op->fwd, DNNL_ARG_VARIANCE, op->var.m);
 	if (fuse)
 		prim_arg(&op->fwd, DNNL_ARG_WORKSPACE, op->ws.m);
-	if (z)
+	if (z && relu)
 		add_relu_make(op, y, z, dy, dz);
+	else if (z)
+		add_make_plain(op, y, z, dy, dz);
 
-	DNNL_CHECK(dnnl_batch_normalization_backward_desc_init(&bd, dnnl_backward, &dy->md, &x->md,
-							       eps, flags));
+	if (accumulate) {
+		size_t need = dnnl_memory_desc_get_size(xmd);
+		cpu.acc_tmp = temp_grow(cpu.acc_tmp, &cpu.acc_tmp_size, need);
+		op->m_tmp = mem_over(xmd, cpu.acc_tmp);
+		add_make(&op->dxadd, dxm, op->m_tmp, xmd, 0, "bn dx add");
+		dxm = op->m_tmp;
+	}
+	DNNL_CHECK(dnnl_batch_normalization_backward_desc_init(&bd, dnnl_backward, dymd, xmd, eps,
+							       flags));
 	dnnl_primitive_desc_t bpd = pd_create(&bd, NULL, fpd, fuse ? "bn+relu bwd" : "bn bwd");
 	prim_make(&op->bwd, bpd);
-	prim_arg(&op->bwd, DNNL_ARG_SRC, x->mem);
+	prim_arg(&op->bwd, DNNL_ARG_SRC, xm);
 	prim_arg(&op->bwd, DNNL_ARG_MEAN, op->mean.m);
 	prim_arg(&op->bwd, DNNL_ARG_VARIANCE, op->var.m);
-	prim_arg(&op->bwd, DNNL_ARG_DIFF_DST, z ? dz->mem : dy->mem);
+	prim_arg(&op->bwd, DNNL_ARG_DIFF_DST, z ? dz->mem : dym);
 	prim_arg(&op->bwd, DNNL_ARG_SCALE, op->m_gamma);
 	prim_arg(&op->bwd, DNNL_ARG_SHIFT, op->m_beta);
-	prim_arg(&op->bwd, DNNL_ARG_DIFF_SRC, dx->mem);
+	prim_arg(&op->bwd, DNNL_ARG_DIFF_SRC, dxm);
 	prim_arg(&op->bwd, DNNL_ARG_DIFF_SCALE, op->m_dgamma);
 	prim_arg(&op->bwd, DNNL_ARG_DIFF_SHIFT, op->m_dbeta);
 	if (fuse)
@@ -123,7 +159,13 @@ void bk_bn_backward(bk_op *op)
 {
 	if (op->mask.p)
 		prim_run(&op->mask);
+	if (op->m_tmp)
+		DNNL_CHECK(dnnl_memory_set_data_handle(op->m_tmp, cpu.acc_tmp));
 	prim_run(&op->bwd);
+	if (op->dxadd.p) {
+		prof_kind(PK_DX_ADD);
+		prim_run(&op->dxadd);
+	}
 }
 
 bk_op *bk_maxpool_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, int k, int stride,
@@ -255,8 +297,6 @@ void bk_fc_backward(bk_op *op)
 	}
 }
 
-static float last_loss;
-
 void bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothing, float scale,
 		   bk_tensor *dlogits)
 {
@@ -267,12 +307,12 @@ void bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothi
 	for (int i = 0; i < n; i++)
 		loss += ew_softmax_ce_row(z + (size_t)i * k, k, labels[i], smoothing, scale,
 					  dz + (size_t)i * k);
-	last_loss = (float)(loss / n);
+	cpu.loss = (float)(loss / n);
 }
 
 float bk_loss(void)
 {
-	return last_loss;
+	return cpu.loss;
 }
 
 bk_op *bk_sgd_plan(float *w, const float *g, float *buf, size_t n, const size_t *lo,

@@ -301,7 +301,10 @@ extern "C" void bk_op_destroy(bk_op *op)
 			op->reserve,
 			op->arg,
 			op->seg_lo,
-			op->seg_hi};
+			op->seg_hi,
+			op->af_inv_x,
+			op->af_inv_w,
+			op->af_dphi};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		if (bufs[i])
 			CUDA_CHECK(cudaFree(bufs[i]));

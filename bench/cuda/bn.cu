@@ -1,6 +1,10 @@
 /*
  * bench/cuda/bn.cu: batch norm in training mode on cuDNN, in its three forms
- * (backend.h): y = bn(x), y = relu(bn(x)), y = relu(bn(x) + z).
+ * (backend.h): y = bn(x), y = relu(bn(x)), y = relu(bn(x) + z), and with
+ * the add alone, y = bn(x) + z (a kernel of ours adds; backward's dz is a
+ * copy of dy). A batch norm that accumulates its data gradient has cuDNN
+ * blend it into dx (betaDataDiff 1). Over BK_MATRIX too: [n][c] as n x c x
+ * 1 x 1.
  *
  * cuDNN's extended API (cudnnBatchNormalization*Ex). In amp (fp16 NHWC,
  * persistent mode, C % 4 == 0) cuDNN fuses the ReLU and the residual add
@@ -45,12 +49,12 @@ static cudnnStatus_t bn_backward_status(bk_op *op, const bk_tensor *g)
 
 	/* y and the activation only when fused (PyTorch passes none for plain BN) */
 	return cudnnBatchNormalizationBackwardEx(
-		gpu.dnn, op->mode, op->bnops, &one, &zero, &one, &zero, op->x->desc, op->x->p,
-		op->fused ? op->y->desc : NULL, op->fused ? op->y->p : NULL, g->desc, g->p,
-		add ? op->dx2->desc : NULL, add ? op->dx2->p : NULL, op->dx->desc, op->dx->p,
-		op->pdesc, op->gamma, op->beta, op->dgamma, op->dbeta, op->eps, op->save_mean,
-		op->save_inv, op->fused ? op->act : NULL, op->bwd_ws ? gpu.ws : NULL, op->bwd_ws,
-		op->reserve, op->reserve_size);
+		gpu.dnn, op->mode, op->bnops, &one, op->accumulate ? &one : &zero, &one, &zero,
+		op->x->desc, op->x->p, op->fused ? op->y->desc : NULL, op->fused ? op->y->p : NULL,
+		g->desc, g->p, add ? op->dx2->desc : NULL, add ? op->dx2->p : NULL, op->dx->desc,
+		op->dx->p, op->pdesc, op->gamma, op->beta, op->dgamma, op->dbeta, op->eps,
+		op->save_mean, op->save_inv, op->fused ? op->act : NULL, op->bwd_ws ? gpu.ws : NULL,
+		op->bwd_ws, op->reserve, op->reserve_size);
 }
 
 static const bk_tensor *bn_grad_in(const bk_op *op)
@@ -110,18 +114,18 @@ static cudnnStatus_t bn_configure(bk_op *op, int fused)
 }
 
 extern "C" bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_tensor *dz,
-			     bk_tensor *dy, int relu, int y_kept, const float *gamma,
-			     const float *beta, float *dgamma, float *dbeta, float *running_mean,
-			     float *running_var, float eps, float momentum)
+			     bk_tensor *dy, int relu, int y_kept, int accumulate,
+			     const float *gamma, const float *beta, float *dgamma, float *dbeta,
+			     float *running_mean, float *running_var, float eps, float momentum)
 {
 	bk_op *op = op_new();
 	size_t c = (size_t)x->c;
 
 	if (!dx || !dy || elems(x) != elems(y) || x->dt != y->dt || x->fmt != y->fmt)
 		die("bn plan: x, y, dx and dy must all be given, of one shape and type");
-	if (z &&
-	    (!relu || !y_kept || !dz || elems(z) != elems(y) || z->dt != y->dt || z->fmt != y->fmt))
-		die("bn plan: an add needs the ReLU, y kept, and z and dz shaped as y");
+	if (z && ((relu && !y_kept) || !dz || elems(z) != elems(y) || z->dt != y->dt ||
+		  z->fmt != y->fmt))
+		die("bn plan: an add needs z and dz shaped as y, and with the ReLU y kept");
 	op->x = x;
 	op->x2 = z;
 	op->y = y;
@@ -130,6 +134,7 @@ extern "C" bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor
 	op->dy = dy;
 	op->relu = relu;
 	op->y_kept = y_kept;
+	op->accumulate = accumulate;
 	op->gamma = gamma;
 	op->beta = beta;
 	op->dgamma = dgamma;
@@ -140,7 +145,7 @@ extern "C" bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor
 	op->momentum = momentum;
 	/* Persistent kernels for fp16 NHWC, where the fused forms need them and
 	 * PyTorch and MXNet use them; the plain mode elsewhere (bf16 included). */
-	op->mode = gpu.act_dt == CUDNN_DATA_HALF && gpu.act_fmt == CUDNN_TENSOR_NHWC
+	op->mode = x->dt == CUDNN_DATA_HALF && x->fmt == CUDNN_TENSOR_NHWC
 			   ? CUDNN_BATCHNORM_SPATIAL_PERSISTENT
 			   : CUDNN_BATCHNORM_SPATIAL;
 	CUDNN_CHECK(cudnnCreateTensorDescriptor(&op->pdesc));
@@ -167,7 +172,7 @@ extern "C" bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor
 			  cudnnGetErrorString(st));
 	if (op->fused)
 		gpu.bn.fused++;
-	else if (!relu)
+	else if (!relu) /* with or without our add */
 		gpu.bn.plain++;
 	else if (!y_kept)
 		gpu.bn.stem++;
@@ -180,6 +185,7 @@ extern "C" bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor
 			relu ? " +relu" : "", z ? " +add" : "",
 			op->fused ? "fused"
 			: relu    ? "our ReLU kernels"
+			: z       ? "our add kernel"
 				  : "plain");
 	return op;
 }
@@ -190,6 +196,8 @@ extern "C" void bk_bn_forward(bk_op *op)
 	CUDNN_CHECK(bn_forward_status(op, op->momentum, op->rmean, op->rvar));
 	if (op->relu && !op->fused)
 		launch_add_relu(op->y, op->x2);
+	else if (op->x2)
+		launch_add(op->y, op->x2);
 }
 
 extern "C" void bk_bn_backward(bk_op *op)
@@ -205,6 +213,11 @@ extern "C" void bk_bn_backward(bk_op *op)
 		else
 			launch_bn_relu_back(x, op->dy, op->save_mean, op->save_inv, op->gamma,
 					    op->beta);
+	} else if (op->x2) {
+		/* the add's gradient goes to both of its inputs */
+		CUDA_CHECK(cudaMemcpyAsync(op->dx2->p, op->dy->p,
+					   elems(op->dy) * (op->dy->dt == CUDNN_DATA_FLOAT ? 4 : 2),
+					   cudaMemcpyDeviceToDevice, gpu.stream));
 	}
 	CUDNN_CHECK(bn_backward_status(op, bn_grad_in(op)));
 }

@@ -21,6 +21,10 @@
  * persistent NHWC ones, several times over: NVIDIA/nccl#338);
  * --nccl-high-priority asks for the highest.
  *
+ * The split ArcFace head's collectives (allgather, allreduce of max and
+ * sum, reduce-scatter) run on the compute stream, between the head's
+ * kernels.
+ *
  * Every wait of the host for the GPU is bounded while NCCL runs
  * (comm_wait, watch.h): it polls ncclCommGetAsyncError, and on an error or
  * after --nccl-timeout seconds aborts the communicator and ends the job
@@ -32,6 +36,7 @@
 #endif
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "internal.h"
@@ -284,6 +289,90 @@ extern "C" void comm_allreduce_wait_all(void)
 	C.npending = 0; /* the update checks the summed gradients (bk_sgd_run) */
 }
 
+/* ---- the split head's collectives --------------------------------------------
+ * On the compute stream, in order with the head's kernels: each waits for
+ * what it reads, and the kernels after it for what it writes. They never
+ * run beside the gradient buckets (the NCCL stream): the head's forward
+ * runs after the last update, which waited for the buckets, and its
+ * reduce-scatter before backward starts the first bucket. */
+
+#ifndef BENCH_NO_NCCL
+static void nccl_count(size_t count)
+{
+	if (count == 0)
+		die("%s:%d: an empty collective", __FILE__, __LINE__);
+}
+#endif
+
+extern "C" void comm_allgather(float *buf, size_t count)
+{
+	if (!C.nccl_on)
+		return;
+#ifndef BENCH_NO_NCCL
+	nccl_count(count);
+	NCCL_CHECK(ncclAllGather(buf + (size_t)C.rank * count, buf, count, ncclFloat, C.nccl,
+				 gpu.stream));
+#else
+	(void)buf;
+#endif
+}
+
+/* One rank: a collective whose output is its input, copied on the stream. */
+static void copy_alone(void *recv, const void *send, size_t bytes)
+{
+	if (recv != send)
+		CUDA_CHECK(
+			cudaMemcpyAsync(recv, send, bytes, cudaMemcpyDeviceToDevice, gpu.stream));
+}
+
+extern "C" void comm_allgather_i32(const int32_t *send, int32_t *recv, size_t count)
+{
+	if (!C.nccl_on) {
+		copy_alone(recv, send, count * sizeof *recv);
+		return;
+	}
+#ifndef BENCH_NO_NCCL
+	nccl_count(count);
+	NCCL_CHECK(ncclAllGather(send, recv, count, ncclInt32, C.nccl, gpu.stream));
+#endif
+}
+
+static void head_allreduce(float *buf, size_t count, int max)
+{
+	if (!C.nccl_on)
+		return;
+#ifndef BENCH_NO_NCCL
+	nccl_count(count);
+	NCCL_CHECK(ncclAllReduce(buf, buf, count, ncclFloat, max ? ncclMax : ncclSum, C.nccl,
+				 gpu.stream));
+#else
+	(void)buf;
+	(void)max;
+#endif
+}
+
+extern "C" void comm_allreduce_max(float *buf, size_t count)
+{
+	head_allreduce(buf, count, 1);
+}
+
+extern "C" void comm_allreduce_sum(float *buf, size_t count)
+{
+	head_allreduce(buf, count, 0);
+}
+
+extern "C" void comm_reduce_scatter(const float *send, float *recv, size_t count)
+{
+	if (!C.nccl_on) {
+		copy_alone(recv, send, count * sizeof *recv);
+		return;
+	}
+#ifndef BENCH_NO_NCCL
+	nccl_count(count);
+	NCCL_CHECK(ncclReduceScatter(send, recv, count, ncclFloat, ncclSum, C.nccl, gpu.stream));
+#endif
+}
+
 /* NCCL progresses on its own stream: nothing to drive from the host. */
 extern "C" void comm_poll(void)
 {
@@ -313,6 +402,38 @@ extern "C" void comm_gather(double v, double *all)
 		MPI_CHECK(MPI_Gather(&v, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
 	else
 		all[0] = v;
+}
+
+/* Host memory, through MPI: --export of a split classifier. */
+extern "C" void comm_gather_floats(const float *part, size_t n, float *all)
+{
+	if (!C.on || C.size == 1) {
+		memcpy(all, part, n * sizeof *all);
+		return;
+	}
+	if (n > INT_MAX)
+		die("%s:%d: %zu floats to gather, more than MPI's int counts", __FILE__, __LINE__,
+		    n);
+	int mine = (int)n, *counts = NULL, *offs = NULL;
+	if (C.rank == 0) {
+		counts = (int *)xmalloc((size_t)C.size * sizeof *counts);
+		offs = (int *)xmalloc((size_t)C.size * sizeof *offs);
+	}
+	MPI_CHECK(MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD));
+	if (C.rank == 0) {
+		size_t total = 0;
+		for (int r = 0; r < C.size; r++) {
+			if (total > INT_MAX)
+				die("%s:%d: more floats to gather than MPI's int counts", __FILE__,
+				    __LINE__);
+			offs[r] = (int)total;
+			total += (size_t)counts[r];
+		}
+	}
+	MPI_CHECK(MPI_Gatherv(part, mine, MPI_FLOAT, all, counts, offs, MPI_FLOAT, 0,
+			      MPI_COMM_WORLD));
+	free(counts);
+	free(offs);
 }
 
 extern "C" void comm_barrier(void)

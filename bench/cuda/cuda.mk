@@ -233,10 +233,11 @@ $(BIN)/bench-cuda-allreduce: $(ALLREDUCE_OBJ) $(CUDA_BACKEND_OBJ) $(LIBDLBENCH) 
 
 all: $(BIN)/bench-cuda $(BIN)/bench-cuda-allreduce $(BIN)/check-gpu-compare
 
-# check-gpu: bench-cuda's first step in fp32 and amp against bench's CPU
-# backend (bin/bench, where oneDNN is found) and PyTorch in float64
-# (tests/drivers/check-gpu.sh says how; doc/gpu.md the bounds). The device
-# check comes first so a machine without a GPU fails at once.
+# check-gpu: bench-cuda's first step in fp32 and amp, and IResNet-50 with the
+# ArcFace head in fp32, against bench's CPU backend (bin/bench, where oneDNN
+# is found) and PyTorch in float64 (tests/drivers/check-gpu.sh says how;
+# doc/gpu.md the bounds). The device check comes first so a machine without
+# a GPU fails at once.
 CHECK_GPU_DIR := $(OBJ)/check-gpu
 check-gpu: $(BIN)/check-gpu-compare
 	$(BIN)/check-gpu-compare devices

@@ -11,9 +11,10 @@
 #                  (check-gpu-compare versions: refuses a cuDNN older than
 #                  the one bench-cuda was built against), PyTorch's
 #   check          tests/drivers/check-gpu.sh: bench-cuda's first step in
-#                  fp32 and amp against bench's CPU backend (where one runs:
-#                  bin/bench, else the one `make gpu-carry` put in .gpu/)
-#                  and against PyTorch in float64
+#                  fp32 and amp, and IResNet-50 + ArcFace in fp32, against
+#                  bench's CPU backend (where one runs: bin/bench, else the
+#                  one `make gpu-carry` put in .gpu/) and against PyTorch in
+#                  float64
 #   bench-P torch-P  for P = amp, tf32, bf16, fp32: bench-cuda, and PyTorch
 #                  at its best (pipelines/pytorch_synthetic.py), at batch
 #                  FIRST_RUN_BATCH (256), FIRST_RUN_IMAGE px (224), synthetic

@@ -51,7 +51,8 @@ struct cuda_backend {
 	float *loss_rows; /* device [loss_cap]: loss per row of softmax_ce */
 	float *loss_host; /* pinned [loss_cap] */
 	int loss_cap;
-	int loss_n; /* rows of loss_host the last softmax_ce copies */
+	int loss_n;   /* rows of loss_host the last loss copies */
+	int loss_div; /* the rows of this rank's batch they hold the loss of */
 	struct lossscale ls;
 	float static_scale; /* --loss-scale; 0 = dynamic */
 	int scaling;        /* amp: loss scaling on */
@@ -131,6 +132,17 @@ struct bk_op {
 	/* fc */
 	const float *b;
 	float *db;
+	/* dropout: drop probability, the mask's seed, first sample and step */
+	float drop_p;
+	uint64_t drop_seed;
+	long drop_first, drop_step;
+	/* arcface (arcface.cu): bk_arcface_plan's shape and buffers; inv_x [batch],
+	 * inv_w [cr] (inverse norms), dphi [rows] (the margin's slope at the
+	 * target), device */
+	bk_arcface_shape af;
+	float *af_xall, *af_dxall, *af_stats, *af_inv_x, *af_inv_w, *af_dphi;
+	const float *af_dxn;
+	const int32_t *af_labels;
 	/* sgd: the flat buffers and the weight-decay ranges (device) */
 	float *sgd_w, *sgd_buf;
 	const float *sgd_g;
@@ -142,8 +154,9 @@ struct bk_op {
  * Each file's functions for the others. The files call each other in one
  * direction only, each just files before it in this list: device.cu,
  * comm_nccl.cu, workspace.cu, kernels.cu, conv.cu, bn.cu, pool.cu,
- * graph.cu, memory.cu, backend.cu, loss.cu, gemm.cu, host.cu; the plain C
- * ones (lossscale.c, search.c, startup.c, watch.c) call none.
+ * graph.cu, memory.cu, backend.cu, loss.cu, gemm.cu, act.cu, arcface.cu,
+ * host.cu; the plain C ones (lossscale.c, search.c, startup.c, watch.c)
+ * call none.
  */
 
 /* ---- device.cu -------------------------------------------------------- */
@@ -228,12 +241,19 @@ void launch_uncast(const void *src, float *dst, size_t n);
  * (z NULL: no add); g = y > 0 ? dy : 0; and the mask from the pre-activation
  * recomputed from x where y is gone. */
 void launch_add_relu(const bk_tensor *y, const bk_tensor *z);
+/* y += z in place (an IResNet block's residual add, no ReLU). */
+void launch_add(const bk_tensor *y, const bk_tensor *z);
 void launch_relu_back(const bk_tensor *y, const bk_tensor *dy, const bk_tensor *g);
 void launch_bn_relu_back(const bk_tensor *x, const bk_tensor *dy, const float *mean,
 			 const float *inv, const float *gamma, const float *beta);
 /* The classifier's bias (loss.cu): y[n][out] += b[out]; db[o] = sum of dy[.][o]. */
 void launch_bias(float *y, const float *b, int n, int out);
 void launch_bias_back(const float *dy, float *db, int n, int out);
+/* The loss's rows to pinned memory behind the kernels that wrote them into
+ * gpu.loss_rows (loss_rows grown to rows first: loss_rows_reserve);
+ * bk_loss sums them over div (loss.cu). */
+void loss_rows_reserve(int rows);
+void loss_rows_copy(int rows, int div);
 /* amp: mark the step as overflowed if any of buf[0 .. n) is not finite
  * (nothing without loss scaling). */
 void flag_overflow(const float *buf, size_t n);

@@ -3,8 +3,8 @@
  * data, and their launchers: layouts and casts (fp32 NCHW <-> the
  * activations' type and layout, KRSC weight copies), batch norm's unfused
  * add and ReLU, the loss-scale overflow check and the step's scalars on the
- * device. Pooling is in pool.cu, the classifier's bias, the loss and the
- * update in loss.cu. Each op runs on gpu.stream; every launch is checked.
+ * device, and the residual add without a ReLU. Pooling is in pool.cu, the
+ * classifier's bias, the loss and the update in loss.cu. Each op runs on gpu.stream; every launch is checked.
  */
 #include "kernels.h"
 #include "layout.h"
@@ -156,6 +156,20 @@ static __global__ void k_add_relu(vec<T, V> *y, const vec<T, V> *z, uint32_t n)
 	}
 }
 
+/* y += z in place: an IResNet block's residual add. */
+template <typename T, int V>
+static __global__ void k_add(vec<T, V> *y, const vec<T, V> *z, uint32_t n)
+{
+	GRID_STRIDE(i, n)
+	{
+		vec<T, V> a = y[i], b = z[i];
+#pragma unroll
+		for (int j = 0; j < V; j++)
+			a.v[j] = from_f<T>(to_f<T>(a.v[j]) + to_f<T>(b.v[j]));
+		y[i] = a;
+	}
+}
+
 /* g = y > 0 ? dy : 0, the ReLU mask from the output (g may be dy). */
 template <typename T, int V>
 static __global__ void k_relu_back(const vec<T, V> *y, const vec<T, V> *dy, vec<T, V> *g,
@@ -292,6 +306,17 @@ void launch_add_relu(const bk_tensor *y, const bk_tensor *z)
 				  (k_add_relu<T, V><<<blocks(n / V), THREADS, 0, gpu.stream>>>(
 					  (vec<T, V> *)y->p, z ? (const vec<T, V> *)z->p : NULL,
 					  (uint32_t)(n / V)))));
+	CUDA_LAUNCH_CHECK();
+}
+
+void launch_add(const bk_tensor *y, const bk_tensor *z)
+{
+	size_t n = elems(y);
+
+	ACT_DISPATCH(y->dt, VEC_DISPATCH(n % (16 / sizeof(T)) == 0,
+					 (k_add<T, V><<<blocks(n / V), THREADS, 0, gpu.stream>>>(
+						 (vec<T, V> *)y->p, (const vec<T, V> *)z->p,
+						 (uint32_t)(n / V)))));
 	CUDA_LAUNCH_CHECK();
 }
 

@@ -107,16 +107,7 @@ extern "C" void bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, fl
 
 	if (logits->kind != BK_MATRIX || dlogits->kind != BK_MATRIX)
 		die("softmax_ce: logits must be a matrix");
-	if (n > gpu.loss_cap) {
-		if (gpu.loss_rows) {
-			CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
-			CUDA_CHECK(cudaFree(gpu.loss_rows));
-			CUDA_CHECK(cudaFreeHost(gpu.loss_host));
-		}
-		gpu.loss_rows = (float *)dev_alloc((size_t)n * sizeof(float));
-		CUDA_CHECK(cudaMallocHost((void **)&gpu.loss_host, (size_t)n * sizeof(float)));
-		gpu.loss_cap = n;
-	}
+	loss_rows_reserve(n);
 	settle(); /* a step without an update: its verdict is read here */
 	push_knobs();
 	/* a warp per row, eight rows a block */
@@ -125,9 +116,29 @@ extern "C" void bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, fl
 		(float *)dlogits->p, gpu.loss_rows);
 	CUDA_LAUNCH_CHECK();
 	gpu.pending = gpu.scaling;
-	CUDA_CHECK(cudaMemcpyAsync(gpu.loss_host, gpu.loss_rows, (size_t)n * sizeof(float),
+	loss_rows_copy(n, n);
+}
+
+void loss_rows_reserve(int rows)
+{
+	if (rows <= gpu.loss_cap)
+		return;
+	if (gpu.loss_rows) {
+		CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+		CUDA_CHECK(cudaFree(gpu.loss_rows));
+		CUDA_CHECK(cudaFreeHost(gpu.loss_host));
+	}
+	gpu.loss_rows = (float *)dev_alloc((size_t)rows * sizeof(float));
+	CUDA_CHECK(cudaMallocHost((void **)&gpu.loss_host, (size_t)rows * sizeof(float)));
+	gpu.loss_cap = rows;
+}
+
+void loss_rows_copy(int rows, int div)
+{
+	CUDA_CHECK(cudaMemcpyAsync(gpu.loss_host, gpu.loss_rows, (size_t)rows * sizeof(float),
 				   cudaMemcpyDeviceToHost, gpu.stream));
-	gpu.loss_n = n;
+	gpu.loss_n = rows;
+	gpu.loss_div = div;
 }
 
 extern "C" float bk_loss(void)
@@ -137,7 +148,7 @@ extern "C" float bk_loss(void)
 	CUDA_CHECK(cudaStreamSynchronize(gpu.stream)); /* idle after bk_sync: no wait */
 	for (int i = 0; i < gpu.loss_n; i++)
 		sum += gpu.loss_host[i];
-	return gpu.loss_n ? (float)(sum / gpu.loss_n) : 0.0f;
+	return gpu.loss_div ? (float)(sum / gpu.loss_div) : 0.0f;
 }
 
 extern "C" bk_op *bk_sgd_plan(float *w, const float *g, float *buf, size_t n, const size_t *lo,

@@ -13,9 +13,10 @@
  * and element size, runs forward and backward three times, and prints what
  * it found:
  *
- *   usage: test-arena-check [-y] batch image bytes
+ *   usage: test-arena-check [-y] [-a] batch image bytes
  *   bytes: per activation element (4 fp32, 2 fp16/bf16)
  *   -y:    every batch norm with a ReLU reads y in backward, kept or not
+ *   -a:    IResNet-50 with the ArcFace head (one shard), not ResNet50
  *
  * Output: one line per hazard (at most 10), then "batch B image PX bytes E:
  * arena N bytes, R reads checked, K ready offsets checked, H hazards"; exit 1
@@ -182,7 +183,7 @@ static void ready(void *ctx, size_t off)
 
 struct bk_op {
 	bk_tensor *x, *z, *y, *dx, *dz, *dy;
-	int accumulate, relu, y_kept;
+	int accumulate, relu, y_kept, head;
 	float *dw, *db; /* parameter gradients it writes, nw and nb of them */
 	size_t nw, nb;
 };
@@ -258,9 +259,9 @@ void bk_conv_backward_weights(bk_op *op)
 }
 
 bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_tensor *dz,
-		  bk_tensor *dy, int relu, int y_kept, const float *gamma, const float *beta,
-		  float *dgamma, float *dbeta, float *running_mean, float *running_var, float eps,
-		  float momentum)
+		  bk_tensor *dy, int relu, int y_kept, int accumulate, const float *gamma,
+		  const float *beta, float *dgamma, float *dbeta, float *running_mean,
+		  float *running_var, float eps, float momentum)
 {
 	(void)gamma, (void)beta, (void)running_mean, (void)running_var, (void)eps, (void)momentum;
 	bk_op *op = op_new(x, y, dx, dy);
@@ -268,6 +269,7 @@ bk_op *bk_bn_plan(bk_tensor *x, bk_tensor *z, bk_tensor *y, bk_tensor *dx, bk_te
 	op->dz = dz;
 	op->relu = relu;
 	op->y_kept = y_kept;
+	op->accumulate = accumulate;
 	op->dw = dgamma;
 	op->db = dbeta;
 	op->nw = op->nb = (size_t)x->c;
@@ -303,6 +305,8 @@ static void bn_reads(const bk_op *op, const char *when)
 void bk_bn_backward(bk_op *op)
 {
 	op_name = "batch norm backward";
+	if (op->accumulate)
+		rd(op->dx, "dx (accumulating)");
 	bn_reads(op, "");
 	if (op->dz) {
 		wr(op->dz);
@@ -383,6 +387,144 @@ void bk_softmax_ce(const bk_tensor *logits, const int32_t *labels, float smoothi
 	rd(logits, "logits (while their gradient is written)");
 }
 
+bk_op *bk_prelu_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, const float *a,
+		     float *da)
+{
+	(void)a;
+	bk_op *op = op_new(x, y, dx, dy);
+	op->dw = da;
+	op->nw = (size_t)x->c;
+	return op;
+}
+
+void bk_prelu_forward(bk_op *op)
+{
+	x_to_y(op, "prelu forward");
+}
+
+void bk_prelu_backward(bk_op *op)
+{
+	op_name = "prelu backward";
+	rd(op->x, "x");
+	dy_to_dx(op, "prelu backward");
+	rd(op->x, "x (while dx is written)");
+	grads_written(op);
+}
+
+bk_op *bk_flatten_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy)
+{
+	return op_new(x, y, dx, dy);
+}
+
+void bk_flatten_forward(bk_op *op)
+{
+	x_to_y(op, "flatten forward");
+}
+
+void bk_flatten_backward(bk_op *op)
+{
+	dy_to_dx(op, "flatten backward");
+}
+
+bk_op *bk_dropout_plan(bk_tensor *x, bk_tensor *y, bk_tensor *dx, bk_tensor *dy, float p,
+		       uint64_t seed, long first_sample)
+{
+	(void)p, (void)seed, (void)first_sample;
+	return op_new(x, y, dx, dy);
+}
+
+void bk_dropout_forward(bk_op *op, long step)
+{
+	(void)step;
+	x_to_y(op, "dropout forward");
+}
+
+void bk_dropout_backward(bk_op *op)
+{
+	dy_to_dx(op, "dropout backward");
+}
+
+/* The head: x in; the logits (y) and their gradient (dy) written in
+ * forward; dy read and the weights' gradient written by backward, dx by
+ * backward_x. Its own buffers (xall, ...) are outside the arena. */
+bk_op *bk_arcface_plan(const bk_arcface_shape *s, bk_tensor *x, bk_tensor *dx, bk_tensor *logits,
+		       bk_tensor *dlogits, const float *w, float *dw, float *xall, float *dxall,
+		       const float *dxn, const int32_t *labels, float *stats)
+{
+	(void)w, (void)xall, (void)dxall, (void)dxn, (void)labels, (void)stats;
+	bk_op *op = op_new(x, logits, dx, dlogits);
+	op->dw = dw;
+	op->nw = (size_t)s->cr * s->e;
+	return op;
+}
+
+void bk_arcface_embed(bk_op *op)
+{
+	op_name = "arcface embed";
+	rd(op->x, "x");
+}
+
+void bk_arcface_logits(bk_op *op)
+{
+	op_name = "arcface logits";
+	wr(op->y);
+}
+
+void bk_arcface_expsum(bk_op *op)
+{
+	op_name = "arcface expsum";
+	rd(op->y, "logits");
+}
+
+void bk_arcface_loss(bk_op *op, float scale)
+{
+	(void)scale;
+	op_name = "arcface loss";
+	rd(op->y, "logits");
+	wr(op->dy);
+	rd(op->y, "logits (while their gradient is written)");
+}
+
+void bk_arcface_backward(bk_op *op)
+{
+	op_name = "arcface backward";
+	rd(op->dy, "dlogits");
+	grads_written(op);
+}
+
+void bk_arcface_backward_x(bk_op *op)
+{
+	op_name = "arcface backward_x";
+	wr(op->dx);
+}
+
+/* One shard: the head calls no collective. */
+void comm_allgather(float *buf, size_t count)
+{
+	(void)buf;
+	die("test-arena-check: allgather of %zu with one rank", count);
+}
+void comm_allgather_i32(const int32_t *send, int32_t *recv, size_t count)
+{
+	(void)send, (void)recv;
+	die("test-arena-check: allgather of %zu with one rank", count);
+}
+void comm_allreduce_max(float *buf, size_t count)
+{
+	(void)buf;
+	die("test-arena-check: allreduce of %zu with one rank", count);
+}
+void comm_allreduce_sum(float *buf, size_t count)
+{
+	(void)buf;
+	die("test-arena-check: allreduce of %zu with one rank", count);
+}
+void comm_reduce_scatter(const float *send, float *recv, size_t count)
+{
+	(void)send, (void)recv;
+	die("test-arena-check: reduce-scatter of %zu with one rank", count);
+}
+
 static int num(const char *what, const char *s, long lo, long hi)
 {
 	long v;
@@ -412,11 +554,13 @@ double bk_prof_ms(int i, int j)
 int main(int argc, char **argv)
 {
 	progname = "test-arena-check";
-	usage_text = "test-arena-check [-y] batch image bytes";
-	int a = 1;
-	if (a < argc && !strcmp(argv[a], "-y")) {
-		all_read_y = 1;
-		a++;
+	usage_text = "test-arena-check [-y] [-a] batch image bytes";
+	int a = 1, arcface = 0;
+	for (; a < argc && (!strcmp(argv[a], "-y") || !strcmp(argv[a], "-a")); a++) {
+		if (argv[a][1] == 'y')
+			all_read_y = 1;
+		else
+			arcface = 1;
 	}
 	if (argc - a != 3)
 		usage();
@@ -425,7 +569,11 @@ int main(int argc, char **argv)
 		die_usage("bytes: '%s' is not 2 or 4", argv[a + 2]);
 	act_bytes = argv[a + 2][0] - '0';
 	static model m;
-	model_build(&m, batch, image, 1000);
+	model_config mc = arcface ? model_config_default(ARCH_IRESNET50, HEAD_ARCFACE)
+				  : model_config_default(ARCH_RESNET50, HEAD_SOFTMAX);
+	mc.batch = batch;
+	mc.image = image;
+	model_build(&m, &mc);
 	model_plan(&m);
 	wr(m.tensors[m.input].t); /* written once, at start-up */
 	grads = m.grads;
@@ -435,9 +583,10 @@ int main(int argc, char **argv)
 		model_forward(&m, 0.0f, 1.0f);
 		model_backward(&m, ready, NULL);
 	}
-	printf("batch %d image %d bytes %d: arena %zu bytes, %ld reads checked, %ld ready offsets "
-	       "checked, %ld hazards\n",
-	       batch, image, act_bytes, m.acts_bytes, reads, ready_checks, hazards);
+	printf("%sbatch %d image %d bytes %d: arena %zu bytes, %ld reads checked, %ld ready "
+	       "offsets checked, %ld hazards\n",
+	       arcface ? "iresnet50 arcface " : "", batch, image, act_bytes, m.acts_bytes, reads,
+	       ready_checks, hazards);
 	free(stamp);
 	model_release(&m);
 	if (fflush(stdout) != 0 || ferror(stdout))

@@ -16,8 +16,9 @@
  *	divided by -g scale: amp exports gradients times the loss scale) and
  *	step (params_after - params) are compared with gpu_tolerance(precision):
  *	norms and directions per tensor, median and worst (check-gpu.h says
- *	why directions are held loosely). One line per quantity on stdout; exit 1
- *	if any is out of tolerance.
+ *	why directions are held loosely), a gradient zero in exact arithmetic
+ *	by its norm alone (a "null" line, where there is one). One line per
+ *	quantity on stdout; exit 1 if any is out of tolerance.
  */
 #include <math.h>
 #include <stdio.h>
@@ -176,6 +177,59 @@ static void scalar(const char *what, double err, double tol)
 	verdict(err <= tol);
 }
 
+static double norm_of(const float *a, size_t n)
+{
+	double s = 0.0;
+
+	for (size_t i = 0; i < n; i++)
+		s += (double)a[i] * a[i];
+	return sqrt(s);
+}
+
+/* The tensors whose reference gradient is zero in exact arithmetic (norm
+ * at most 1e-5 of the median tensor's) leave the per-tensor measures (their
+ * directions are noise); the test's norm of each is held to tol of the
+ * median, one "null" line for them all where there is one. Returns how
+ * many tensors are left, in order, in the first entries of the arrays. */
+static size_t drop_null(const float *ga, const float *gb, const size_t *offs, const size_t *cnts,
+			char (*names)[128], double *gn, double *gd, double *sn, double *sd,
+			size_t n, double tol)
+{
+	double *norm = xmalloc(n * sizeof *norm), med, worst = 0.0;
+	size_t kept = 0, nulls = 0;
+	char wname[128] = "";
+
+	for (size_t i = 0; i < n; i++)
+		norm[i] = norm_of(ga + offs[i], cnts[i]);
+	med = median(norm, n);
+	for (size_t i = 0; i < n; i++) {
+		if (norm[i] <= 1e-5 * med) {
+			double r = norm_of(gb + offs[i], cnts[i]) / med;
+			if (!(r <= worst) || nulls == 0) {
+				worst = r;
+				memcpy(wname, names[i], sizeof wname);
+			}
+			nulls++;
+			continue;
+		}
+		memmove(names[kept], names[i], sizeof names[0]);
+		gn[kept] = gn[i];
+		gd[kept] = gd[i];
+		sn[kept] = sn[i];
+		sd[kept] = sd[i];
+		kept++;
+	}
+	if (nulls) {
+		int ok = worst <= tol;
+		printf("%-20s %zu zero in exact arithmetic, worst norm %.3e of the median (%s) "
+		       "tol %.2g",
+		       "null gradients", nulls, worst, wname, tol);
+		verdict(ok);
+	}
+	free(norm);
+	return kept;
+}
+
 static int compare(int argc, char **argv)
 {
 	double gscale = 1.0;
@@ -232,6 +286,7 @@ static int compare(int argc, char **argv)
 	size_t n = 0, cap = 0;
 	char(*names)[128] = NULL;
 	double *gn = NULL, *gd = NULL, *sn = NULL, *sd = NULL;
+	size_t *offs = NULL, *cnts = NULL;
 	for (char *line = strtok_r(man, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char shape[64];
 		size_t off, cnt;
@@ -247,6 +302,10 @@ static int compare(int argc, char **argv)
 		if (sscanf(line, "%127s %63s %zu %zu", names[n], shape, &off, &cnt) != 4 ||
 		    cnt == 0 || off + cnt > n1)
 			die("%s/manifest.tsv: bad line '%s'", ref, line);
+		offs = xrealloc(offs, cap * sizeof *offs);
+		cnts = xrealloc(cnts, cap * sizeof *cnts);
+		offs[n] = off;
+		cnts[n] = cnt;
 		gn[n] = norm_ratio_err(ga + off, gb + off, cnt);
 		gd[n] = rel_err(ga + off, gb + off, cnt);
 		sn[n] = norm_ratio_err(pa + off, pb + off, cnt);
@@ -262,6 +321,7 @@ static int compare(int argc, char **argv)
 		printf("step: %s/params_after.f32 equals params.f32: the update was skipped "
 		       "(an fp16 overflow at this loss scale?)\n",
 		       test);
+	n = drop_null(ga, gb, offs, cnts, names, gn, gd, sn, sd, n, tol.null_worst);
 	per_tensor("grad norm ratio", gn, names, n, tol.norm_median, tol.norm_worst);
 	per_tensor("grad direction", gd, names, n, 0, tol.dir_worst);
 	per_tensor("step norm ratio", sn, names, n, tol.norm_median, tol.norm_worst);
@@ -269,6 +329,8 @@ static int compare(int argc, char **argv)
 	printf("check-gpu %s: %s\n", argv[0], bad ? "FAIL" : "ok");
 	free(man);
 	free(names);
+	free(offs);
+	free(cnts);
 	free(gn);
 	free(gd);
 	free(sn);

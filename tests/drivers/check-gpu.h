@@ -12,6 +12,11 @@
  *   dir_worst: ||a - b|| / ||a|| per tensor; 0 = reported, not judged (bf16:
  *   there the directions do not agree at all)
  * The update (params_after - params) is held to the gradients' norm bounds.
+ *   null_worst: a gradient zero in exact arithmetic (the reference's norm at
+ *   most 1e-5 of the median tensor's: IResNet's BN biases read only by
+ *   other batch norms) is rounding noise on both sides, with no direction:
+ *   the test's norm is held to null_worst of the median tensor's norm
+ *   instead (fp32: 1e-7 .. 2e-6 measured on the CPU). ResNet50 has none.
  */
 #ifndef TESTS_DRIVERS_CHECK_GPU_H
 #define TESTS_DRIVERS_CHECK_GPU_H
@@ -19,7 +24,7 @@
 #include <string.h>
 
 struct gpu_tol {
-	double logits, loss, norm_median, norm_worst, dir_worst;
+	double logits, loss, norm_median, norm_worst, dir_worst, null_worst;
 };
 
 /* The tolerances of "fp32", "tf32", "amp" or "bf16"; -1 for anything else. */
@@ -35,11 +40,11 @@ static inline int gpu_tolerance(const char *precision, struct gpu_tol *tol)
 	 * by O(1). In amp and tf32 a direction bound of 1.2 still catches a sign
 	 * flip (2) or an unrelated gradient (~1.41); bf16's directions are noise. */
 	if (strcmp(precision, "fp32") == 0)
-		*tol = (struct gpu_tol){1e-3, 1e-3, 5e-3, 5e-2, 0.15};
+		*tol = (struct gpu_tol){1e-3, 1e-3, 5e-3, 5e-2, 0.15, 1e-4};
 	else if (strcmp(precision, "tf32") == 0 || strcmp(precision, "amp") == 0)
-		*tol = (struct gpu_tol){0.1, 2e-2, 2e-2, 0.25, 1.2};
+		*tol = (struct gpu_tol){0.1, 2e-2, 2e-2, 0.25, 1.2, 1e-2};
 	else if (strcmp(precision, "bf16") == 0)
-		*tol = (struct gpu_tol){0.8, 0.15, 6e-2, 0.8, 0.0};
+		*tol = (struct gpu_tol){0.8, 0.15, 6e-2, 0.8, 0.0, 1e-1};
 	else
 		return -1;
 	return 0;

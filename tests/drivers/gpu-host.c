@@ -27,6 +27,14 @@
  *   bnsum F S R U P prec   the start-up line of the batch norms
  *   watch timeout          "done T", "error T text" or "never": the bounded
  *                          wait on a fake communicator and clock
+ *   shard classes ranks    the split classifier's shards (shard.h): each
+ *                          rank's first class and size, and whether every
+ *                          class has one column on one rank
+ *   margin m               margin.h's phi and its slope against cos(theta + m)
+ *                          in double and a central difference
+ *   dropout p rows         the dropout mask (margin.h) of rows x 512 at
+ *                          steps 1 and 2: the share kept, and how much the
+ *                          steps' masks agree
  */
 #include <math.h>
 #include <stdint.h>
@@ -44,6 +52,8 @@
 #include "cuda/watch.h"
 #include "elementwise.h"
 #include "lib.h"
+#include "margin.h"
+#include "shard.h"
 
 /* A whole-string integer in [min, max], else a usage error naming the argument. */
 static long num(const char *name, const char *s, long min, long max)
@@ -478,6 +488,82 @@ static int run_watch(double timeout)
 	return 0;
 }
 
+/* ---- the split ArcFace head (shard.h, margin.h) ---- */
+
+static int run_shard(long classes, int ranks)
+{
+	int bad = 0;
+
+	if (!shard_ok(classes, ranks)) {
+		printf("%ld classes over %d ranks: %ld a rank, the last would hold %ld\n", classes,
+		       ranks, shard_quota(classes, ranks), shard_size(classes, ranks, ranks - 1));
+		return 1;
+	}
+	for (int r = 0; r < ranks; r++)
+		printf("rank %d: first %ld size %ld\n", r, shard_first(classes, ranks, r),
+		       shard_size(classes, ranks, r));
+	for (long c = 0; c < classes; c++) {
+		int owners = 0, col = -1;
+		for (int r = 0; r < ranks; r++) {
+			int j = shard_column((int32_t)c, shard_first(classes, ranks, r),
+					     shard_size(classes, ranks, r));
+			if (j >= 0) {
+				owners++;
+				col = j + (int)shard_first(classes, ranks, r);
+			}
+		}
+		bad += owners != 1 || col != c;
+	}
+	printf("%ld classes over %d ranks: %s\n", classes, ranks,
+	       bad ? "WRONG columns" : "each on one rank, one column");
+	return bad != 0;
+}
+
+static int run_margin(double m)
+{
+	struct margin k = margin_make((float)m);
+	double worst_phi = 0.0, worst_slope = 0.0;
+
+	for (int i = -999; i <= 999; i++) {
+		double c = i / 1000.0, h = 1e-4, want, d;
+		float slope;
+		float phi = margin_phi((float)c, k, &slope);
+		if (c > cos(M_PI - m))
+			want = cos(acos(c) + m);
+		else
+			want = c - sin(M_PI - m) * m;
+		d = fabs(phi - want);
+		worst_phi = d > worst_phi ? d : worst_phi;
+		if (fabs(c - cos(M_PI - m)) < 2 * h || fabs(c) > 1 - 2 * h)
+			continue; /* the central difference would straddle the switch or the end */
+		float s0, s1;
+		double num =
+			(margin_phi((float)(c + h), k, &s0) - margin_phi((float)(c - h), k, &s1)) /
+			(2 * h);
+		d = fabs(slope - num) / (fabs(num) > 1 ? fabs(num) : 1);
+		worst_slope = d > worst_slope ? d : worst_slope;
+	}
+	int ok = worst_phi < 1e-6 && worst_slope < 1e-2;
+	printf("margin %g: phi err %s 1e-6, slope err %s 1e-2: %s\n", m,
+	       worst_phi < 1e-6 ? "<" : ">=", worst_slope < 1e-2 ? "<" : ">=", ok ? "ok" : "WRONG");
+	return !ok;
+}
+
+static int run_dropout(double p, int rows)
+{
+	long kept = 0, same = 0, n = (long)rows * 512;
+
+	for (int r = 0; r < rows; r++)
+		for (uint32_t j = 0; j < 512; j++) {
+			int a = dropout_keep(7, 1, (uint64_t)r, j, (float)p);
+			kept += a;
+			same += a == dropout_keep(7, 2, (uint64_t)r, j, (float)p);
+		}
+	printf("dropout %g over %ld: kept %.3f, steps 1 and 2 agree on %.3f\n", p, n,
+	       (double)kept / (double)n, (double)same / (double)n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rc;
@@ -486,7 +572,8 @@ int main(int argc, char **argv)
 	usage_text = "test-gpu-host lossscale [-s scale] | dedup | tol precision | "
 		     "layout n c h w | weights k c r s [cpad] | image n c cpad h w | "
 		     "pool in k s pad | div | pos nhwc|nchw n c h w V | softmax rows k range | "
-		     "localrank | bnsum F S R U P precision | watch timeout";
+		     "localrank | bnsum F S R U P precision | watch timeout | "
+		     "shard classes ranks | margin m | dropout p rows";
 	if (argc < 2)
 		usage();
 	if (strcmp(argv[1], "lossscale") == 0) {
@@ -574,6 +661,21 @@ int main(int argc, char **argv)
 		if (parse_double(argv[2], &t) != 0 || t <= 0)
 			die_usage("watch: '%s' is not a positive number of seconds", argv[2]);
 		rc = run_watch(t);
+	} else if (strcmp(argv[1], "shard") == 0 && argc == 4) {
+		rc = run_shard(num("classes", argv[2], 1, 10000000),
+			       (int)num("ranks", argv[3], 1, 4096));
+	} else if (strcmp(argv[1], "margin") == 0 && argc == 3) {
+		double m;
+
+		if (parse_double(argv[2], &m) != 0 || m < 0 || m > 1.5)
+			die_usage("margin: '%s' is not a number in [0, 1.5]", argv[2]);
+		rc = run_margin(m);
+	} else if (strcmp(argv[1], "dropout") == 0 && argc == 4) {
+		double p;
+
+		if (parse_double(argv[2], &p) != 0 || p < 0 || p >= 1)
+			die_usage("dropout: '%s' is not a number in [0, 1)", argv[2]);
+		rc = run_dropout(p, (int)num("rows", argv[3], 1, 100000));
 	} else {
 		usage();
 	}

@@ -15,6 +15,9 @@
 #                                      (SIZE_MB, REPEAT, N, PARTS: tests/perf/filters.sh)
 #   make perf-data                     bench's input pipeline against PyTorch's, on
 #                                      data/imagenet-synthetic/train (DATA=, knobs: tests/perf/data.sh)
+#   make perf-arcface REPEAT=3         bench's IResNet-50 + ArcFace against PyTorch, 1 rank; the
+#                                      split classifier against the whole one at 2 ranks
+#                                      (knobs: tests/perf/arcface.sh)
 
 REPEAT ?= 1
 BENCH_CPU_ITERS ?= 30
@@ -25,8 +28,8 @@ AGREE ?= 112
 
 PERF_CONVTIME_OBJ := $(call objs,tests/perf/convtime.c)
 PERF_ROOF_OBJ := $(call objs,tests/perf/roof.c) $(PERF_CONVTIME_OBJ)
-PERF_STEP_OBJ := $(call objs,tests/perf/step.c) $(PERF_CONVTIME_OBJ) \
-	$(call objs,bench/model.c bench/cost.c)
+PERF_STEP_OBJ := $(call objs,tests/perf/step.c) $(PERF_CONVTIME_OBJ) $(MODEL_OBJ) \
+	$(call objs,bench/cost.c)
 $(call objs,tests/perf/roof.c tests/perf/convtime.c): XCFLAGS := -Ibench
 $(call objs,tests/perf/step.c): XCFLAGS := -Ibench -fopenmp
 
@@ -66,4 +69,11 @@ perf-filters: $(addprefix $(BIN)/,grep-iters window median speedup table compare
 perf-data: $(BIN)/bench tests/perf/data.sh tests/perf/torch_data.py
 	BENCH=$(abspath $(BIN)/bench) bash tests/perf/data.sh
 
-.PHONY: perf-roof perf-step-roof perf-cpu perf-agree perf-filters perf-data
+# REPEAT is the make variable above (default 1): perf-arcface takes it only
+# when given, else the script's own 3.
+perf-arcface: $(BIN)/bench $(BIN)/grep-iters $(BIN)/window tests/perf/arcface.sh \
+		pipelines/pytorch_synthetic.py pipelines/torch_iresnet.py
+	$(if $(filter command line environment,$(origin REPEAT)),REPEAT=$(REPEAT)) \
+	BENCH=$(BIN)/bench HARNESS_BIN=$(abspath $(BIN)) bash tests/perf/arcface.sh
+
+.PHONY: perf-roof perf-step-roof perf-cpu perf-agree perf-filters perf-data perf-arcface

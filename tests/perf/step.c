@@ -148,7 +148,11 @@ int main(int argc, char **argv)
 	dnnl_data_type_t dt = low ? dnnl_bf16 : dnnl_f32;
 
 	static model m;
-	model_build(&m, batch, image, classes);
+	model_config mc = model_config_default(ARCH_RESNET50, HEAD_SOFTMAX);
+	mc.batch = batch;
+	mc.image = image;
+	mc.classes = classes;
+	model_build(&m, &mc);
 	dnnl_engine_t eng;
 	dnnl_stream_t st;
 	DNNL_CHECK(dnnl_engine_create(&eng, dnnl_cpu, 0));
