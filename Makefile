@@ -63,13 +63,16 @@ shq = '$(subst ','\'',$(1))'
 # unless given), which holds TEXT. The file is compared with TEXT as make
 # reads this Makefile: only when they differ is it rewritten and what
 # depends on it made again, so make -n shows only what a make would do.
-# TEXT is kept in track_text_NAME before it is compared: a comma in it
-# (nvcc's -Xcompiler -Wall,-Wextra) would split a function's arguments.
+# TEXT is kept in track_text_NAME, and the file's text in track_file_NAME,
+# before they are compared: a comma in TEXT (nvcc's -Xcompiler
+# -Wall,-Wextra) would split a function's arguments. Both are stripped:
+# GNU make 4.3's $(file <) does not always drop the file's last newline.
 track_same = $(and $(findstring x$(1),x$(2)),$(findstring x$(2),x$(1)))
 define track_flags
 track_text_$(1) := $(strip $(2))
-$(or $(3),$(OBJ))/.flags-$(1):$$(if $$(call track_same,$$(track_text_$(1)),$$(if \
-	$$(wildcard $(or $(3),$(OBJ))/.flags-$(1)),$$(file <$(or $(3),$(OBJ))/.flags-$(1)))),, FORCE)
+track_path_$(1) := $(or $(3),$(OBJ))/.flags-$(1)
+track_file_$(1) := $$(strip $$(if $$(wildcard $$(track_path_$(1))),$$(file <$$(track_path_$(1)))))
+$$(track_path_$(1)):$$(if $$(call track_same,$$(track_text_$(1)),$$(track_file_$(1))),, FORCE)
 	@mkdir -p $$(@D); printf '%s\n' $$(call shq,$$(track_text_$(1))) > $$@
 endef
 FORCE:
