@@ -145,17 +145,23 @@ static double speedup_of(const struct medrec *c, const struct medrec *b)
 	return v;
 }
 
-/* Our columns after the speedup: its half-width from the two intervals'
- * relative half-widths (independent runs: they add in quadrature; "-" when
- * one has no interval; 0 for the base itself) and the scaling efficiency,
- * speedup / devices (the base is one device). */
-static void print_stats(const struct medrec *c, const struct medrec *b, double speedup)
+/* The scaling efficiency, speedup / devices (the base is one device); one
+ * that rounds to 0.00 is an error, as a speedup's is. */
+static double efficiency_of(const struct medrec *c, const struct medrec *b)
 {
 	double eff = c->median / b->median / (double)(c->key.nodes * c->key.gpus);
 
 	if (!isfinite(eff) || !(r2p(eff, 2) > 0))
 		die_at(c->file, c->line, "efficiency %g of %s %s is not above 0.00", eff,
 		       c->framework, c->keytext);
+	return eff;
+}
+
+/* Our columns after the speedup: its half-width from the two intervals'
+ * relative half-widths (independent runs: they add in quadrature; "-" when
+ * one has no interval; 0 for the base itself) and the efficiency. */
+static void print_stats(const struct medrec *c, const struct medrec *b, double speedup, double eff)
+{
 	if (c == b) {
 		printf("\t0.00");
 	} else if (!b->stats || isnan(c->ci_lo) || isnan(b->ci_lo)) {
@@ -210,10 +216,16 @@ int filter_run(int argc, char **argv)
 		die_at(st.recs[i].file, st.recs[i].line, "no 1n1g base for %s %s (need %s)",
 		       st.recs[i].framework, st.recs[i].keytext, b);
 	}
-	double *speedups = xmalloc((st.nrecs ? st.nrecs : 1) * sizeof *speedups);
-	for (size_t i = 0; i < st.nrecs; i++)
-		if (base_of(&st, &st.recs[i]))
-			speedups[i] = speedup_of(&st.recs[i], base_of(&st, &st.recs[i]));
+	/* every figure checked before the first line is written */
+	double *speedups = xmalloc((st.nrecs ? st.nrecs : 1) * 2 * sizeof *speedups);
+	double *effs = speedups + (st.nrecs ? st.nrecs : 1);
+	for (size_t i = 0; i < st.nrecs; i++) {
+		const struct medrec *c = &st.recs[i], *b = base_of(&st, c);
+		if (b)
+			speedups[i] = speedup_of(c, b);
+		if (b && c->stats)
+			effs[i] = efficiency_of(c, b);
+	}
 	for (size_t i = 0; i < st.nrecs; i++) {
 		const struct medrec *c = &st.recs[i];
 
@@ -227,7 +239,7 @@ int filter_run(int argc, char **argv)
 		} else {
 			printf("%.2f", speedups[i]);
 			if (c->stats)
-				print_stats(c, base_of(&st, c), speedups[i]);
+				print_stats(c, base_of(&st, c), speedups[i], effs[i]);
 		}
 		putchar('\n');
 	}

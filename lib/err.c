@@ -2,6 +2,8 @@
  * err.c — one error family for every program: "prog: message" on stderr,
  * strerror appended when the format ends in ':', exit 1 for a failure and
  * 2 for a bad command line, and a hook run just before any of those exits.
+ * A message is one line: a control byte in it (a value quoted from bad
+ * input, a decoded %0A) is written as '?'.
  */
 #include "lib.h"
 
@@ -54,10 +56,14 @@ static void vwarn(const char *where, long line, const char *fmt, va_list ap)
 	if (len > 0 && fmt[len - 1] == ':')
 		fprintf(m, " %s", strerror(saved));
 	fputc('\n', m);
-	if (fclose(m) == 0)
+	if (fclose(m) == 0) {
+		for (size_t i = 0; i + 1 < size; i++)
+			if ((unsigned char)msg[i] < ' ' ? msg[i] != '\t' : msg[i] == 0x7f)
+				msg[i] = '?';
 		fputs(msg, stderr);
-	else
+	} else {
 		fprintf(stderr, "%s: out of memory\n", progname);
+	}
 	free(msg);
 }
 

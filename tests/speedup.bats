@@ -216,6 +216,21 @@ IN
 	[ "$stderr" = "speedup: <stdin>:2: speedup 0.001 / 1 rounds to 0.00" ]
 }
 
+@test "an efficiency that rounds to 0.00 is an error naming its record, and nothing is written" {
+	# 1.94 x on 2231 devices: the line would stop at its speedup
+	run -1 --separate-stderr speedup <<'IN'
+a	1n1g_b1_fp32	100	100	100	100	3	99	101	0.5	-
+a	1n2231g_b1_fp32	194	194	194	194	3	193	195	0.5	-
+IN
+	[ -z "$output" ]
+	[ "$stderr" = "speedup: <stdin>:2: efficiency 0.000869565 of a 1n2231g_b1_fp32 is not above 0.00" ]
+}
+
+@test "an error quoting bad input is one line: a decoded newline is written as ?" {
+	run -1 --separate-stderr speedup <<<'# outcome framework=a key=1n1g_b1%0Afp32 run=1 status=oom exit=1'
+	[ "$stderr" = "speedup: <stdin>:1: outcome line: key '1n1g_b1?fp32' is not <N>n<G>g_b<B>_<prec>" ]
+}
+
 @test "a speedup that overflows is an error naming its record, not inf" {
 	run -1 --separate-stderr speedup <<'IN'
 a	1n1g_b1_fp32	1e-300	1e-300	1e-300	1e-300	1
