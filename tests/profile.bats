@@ -63,7 +63,7 @@ rows() {
 	# the algorithms pinned: find may keep others from run to run
 	run -0 bash -c "bench $RUN --conv-algo direct 2>/dev/null"
 	[ "$(grep -c '^# profile' <<<"$output")" -eq 0 ]
-	[ "$(grep -c . <<<"$output")" -eq 9 ]
+	[ "$(grep -c . <<<"$output")" -eq 10 ] # header, 4 env lines, 3 steps, summary, end
 	plain=$(grep -o 'loss=[^ ]*' <<<"$output")
 	run -0 bash -c "bench $RUN --conv-algo direct --profile 2>/dev/null"
 	[ "$(grep -o 'loss=[^ ]*' <<<"$output")" = "$plain" ]
