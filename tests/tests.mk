@@ -8,7 +8,8 @@
 #                            suite, then the sanitizer run: what the README
 #                            and .ci/run call
 #
-# `make -j2 test` runs two suites at a time. They do not clash: a suite
+# `make test` runs as many suites at a time as the machine has cores
+# (TEST_JOBS=1: one at a time; a -j given to make wins). They do not clash: a suite
 # writes only under its Bats temporary directories; the cluster rig
 # (tests/rig) names its namespaces after its process and takes a free subnet
 # under a lock; the builds a suite runs are done before it starts; the
@@ -33,9 +34,11 @@ test_cmd = echo '$(strip $(BATS) $(BATS_FLAGS)) tests/$(1).bats'; \
 	env -u MFLAGS -u MAKELEVEL MAKEFLAGS="$${MAKEFLAGS\#"$${MAKEFLAGS%%-- *}"}" \
 	$(if $(filter $(1),$(TEST_CPU)),flock $(TEST_LOCK)) $(BATS) $(BATS_FLAGS) tests/$(1).bats
 
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 test: test-deps
-	@case "$${MAKEFLAGS%%-- *}" in *j*) goals='$(TEST_ORDER_J)' ;; *) goals='$(TEST_ORDER)' ;; esac; \
-	$(MAKE) --no-print-directory -k $$goals
+	@case "$${MAKEFLAGS%%-- *}" in *j*) j= ;; *) j=-j$(TEST_JOBS) ;; esac; \
+	case "$$j" in -j1) goals='$(TEST_ORDER)' ;; *) goals='$(TEST_ORDER_J)' ;; esac; \
+	$(MAKE) --no-print-directory -k $$j $$goals
 
 test-build:
 	@$(MAKE) --no-print-directory CUDA_QUIET=1 all
